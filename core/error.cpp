@@ -1,0 +1,45 @@
+#include "error.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+namespace opkit {
+namespace {
+thread_local char t_message[1024];
+}
+
+opkit_status fail(opkit_status status, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t_message, sizeof t_message, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+void prefix_error(const char* prefix) {
+    char tmp[sizeof t_message];
+    snprintf(tmp, sizeof tmp, "%s%s", prefix, t_message);
+    memcpy(t_message, tmp, sizeof tmp);
+}
+
+void clear_error() { t_message[0] = '\0'; }
+const char* last_error() { return t_message; }
+
+}  // namespace opkit
+
+extern "C" OPKIT_API const char* opkit_last_error_message(void) { return opkit::last_error(); }
+
+extern "C" OPKIT_API const char* opkit_status_string(opkit_status status) {
+    switch (status) {
+    case OPKIT_OK: return "OPKIT_OK";
+    case OPKIT_ERROR_INVALID_ARGUMENT: return "OPKIT_ERROR_INVALID_ARGUMENT";
+    case OPKIT_ERROR_UNSUPPORTED: return "OPKIT_ERROR_UNSUPPORTED";
+    case OPKIT_ERROR_OUT_OF_MEMORY: return "OPKIT_ERROR_OUT_OF_MEMORY";
+    case OPKIT_ERROR_DEVICE: return "OPKIT_ERROR_DEVICE";
+    case OPKIT_ERROR_VENDOR: return "OPKIT_ERROR_VENDOR";
+    case OPKIT_ERROR_NOT_FOUND: return "OPKIT_ERROR_NOT_FOUND";
+    case OPKIT_ERROR_INTERNAL: return "OPKIT_ERROR_INTERNAL";
+    default: return "OPKIT_ERROR_UNKNOWN_STATUS";
+    }
+}
