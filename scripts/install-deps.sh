@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs everything opkit needs to build and test on Debian 12 (run as root).
+# The CUDA toolkit is optional and not an apt package here: when nvcc is found (PATH or
+# /usr/local/cuda) the cuda vendor is built too.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+packages=(build-essential cmake pkg-config catch2 libspdlog-dev libfmt-dev libdlpack-dev
+          libbenchmark-dev python3 python3-numpy python3-pytest binutils abigail-tools)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
