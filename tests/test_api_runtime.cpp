@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -36,7 +37,7 @@ opkit_init_options default_options() {
 
 // Softmax of one row through the API, checked against a scalar computation.
 bool softmax_row_ok(int n, float shift) {
-    std::vector<float> x(size_t(n)), y(size_t(n), -1.0f);
+    std::vector<float> x(static_cast<size_t>(n)), y(static_cast<size_t>(n), -1.0f);
     for (int i = 0; i < n; ++i) x[size_t(i)] = std::sin(0.37f * float(i) + shift);
     int64_t shape[1] = {n};
     opkit_tensor tx{x.data(), {OPKIT_DEVICE_CPU, 0}, 1, {OPKIT_DTYPE_FLOAT, 32, 1}, shape, nullptr, 0};
