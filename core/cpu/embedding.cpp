@@ -1,0 +1,80 @@
+// Embedding lookup and its backward (dweight zeroed, then accumulated in fp32).
+#include "../error.h"
+#include "convert.h"
+#include "kernels.h"
+#include "rows.h"
+#include "vec_math.h"
+
+#include <cinttypes>
+#include <vector>
+
+namespace opkit::cpu {
+namespace {
+
+// All ids, in the row order of y / dy, checked against [0, V) before anything is written.
+opkit_status read_ids(const char* op, const opkit_tensor* ids, int64_t V, std::vector<int64_t>* out) {
+    const int64_t count = numel(ids);
+    const DType it = dtype_of(ids);
+    out->resize(size_t(count));
+    int64_t idx[kMaxDims] = {};
+    for (int64_t k = 0; k < count; ++k) {
+        // unravel k over ids' shape (row-major), so any ids strides work
+        int64_t rem = k;
+        for (int32_t d = ids->ndim - 1; d >= 0; --d) {
+            idx[d] = rem % ids->shape[d];
+            rem /= ids->shape[d];
+        }
+        const int64_t id = load_index(it, element_ptr(ids, idx));
+        if (id < 0 || id >= V)
+            return fail(OPKIT_ERROR_INVALID_ARGUMENT,
+                        "%s: ids element %" PRId64 " is %" PRId64 ", outside [0, %" PRId64 ")", op, k,
+                        id, V);
+        (*out)[size_t(k)] = id;
+    }
+    return OPKIT_OK;
+}
+
+}  // namespace
+
+opkit_status embedding_forward(const opkit_tensor* weight, const opkit_tensor* ids, opkit_tensor* y,
+                               opkit_stream) {
+    const RowView wv(weight), yv(y);
+    const int64_t D = wv.n();
+    std::vector<int64_t> id;
+    OPKIT_TRY(read_ids("embedding_forward", ids, wv.rows(), &id));
+    const size_t row_bytes = size_t(D) * dtype_size(wv.dtype());
+    for_each_row(int64_t(id.size()), D, [&](int64_t r) {
+        std::memcpy(yv.row(r), wv.row(id[size_t(r)]), row_bytes);
+    });
+    return OPKIT_OK;
+}
+
+opkit_status embedding_backward(const opkit_tensor* dy, const opkit_tensor* ids, int64_t padding_idx,
+                                opkit_tensor* dweight, opkit_stream) {
+    const RowView dyv(dy), wv(dweight);
+    const int64_t V = wv.rows(), D = wv.n();
+    const DType dt = wv.dtype();
+    std::vector<int64_t> id;
+    OPKIT_TRY(read_ids("embedding_backward", ids, V, &id));
+    // Threads own disjoint column slices of the fp32 accumulator, so no two threads ever
+    // add into the same element and the sum order per element is the id order.
+    std::vector<float> acc(size_t(V * D), 0.0f);
+    const int64_t slice = 256;
+    const int64_t slices = (D + slice - 1) / slice;
+    const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, int64_t(id.size())));
+    parallel_for(slices, grain, [&](int64_t sb, int64_t se) {
+        float* row = scratch(0, D);
+        for (int64_t s = sb; s < se; ++s) {
+            const int64_t c0 = s * slice, c1 = std::min(D, c0 + slice);
+            for (size_t k = 0; k < id.size(); ++k) {
+                if (id[k] == padding_idx) continue;
+                load_f32(dt, dyv.row(int64_t(k)) + c0 * int64_t(dtype_size(dt)), row, c1 - c0);
+                vec::add(row, acc.data() + id[k] * D + c0, c1 - c0);
+            }
+        }
+    });
+    for_each_row(V, D, [&](int64_t r) { store_f32(dt, acc.data() + r * D, wv.row(r), D); });
+    return OPKIT_OK;
+}
+
+}  // namespace opkit::cpu

@@ -1,0 +1,48 @@
+// GeGLU: y = gelu(a) * b with PyTorch's exact (erf) or tanh-approximated GELU.
+#include "gated.h"
+#include "kernels.h"
+
+#include <cmath>
+
+namespace opkit::cpu {
+namespace {
+
+constexpr float kInvSqrt2 = 0.70710678118654752f;
+constexpr float kInvSqrt2Pi = 0.39894228040143268f;  // 1/sqrt(2*pi)
+constexpr float kSqrt2OverPi = 0.79788456080286536f;
+constexpr float kCubic = 0.044715f;
+
+inline void gelu_erf(float a, float* value, float* derivative) {
+    const float cdf = 0.5f * (1.0f + std::erf(a * kInvSqrt2));
+    *value = a * cdf;
+    *derivative = cdf + a * kInvSqrt2Pi * std::exp(-0.5f * a * a);
+}
+
+inline void gelu_tanh(float a, float* value, float* derivative) {
+    const float u = kSqrt2OverPi * (a + kCubic * a * a * a);
+    const float t = std::tanh(u);
+    *value = 0.5f * a * (1.0f + t);
+    *derivative = 0.5f * (1.0f + t) + 0.5f * a * (1.0f - t * t) * kSqrt2OverPi * (1.0f + 3.0f * kCubic * a * a);
+}
+
+}  // namespace
+
+opkit_status geglu_forward(const opkit_tensor* a, const opkit_tensor* b, int32_t approximate,
+                           opkit_tensor* y, opkit_stream) {
+    if (approximate == OPKIT_GELU_TANH)
+        gated_forward_rows(a, b, y, gelu_tanh);
+    else
+        gated_forward_rows(a, b, y, gelu_erf);
+    return OPKIT_OK;
+}
+
+opkit_status geglu_backward(const opkit_tensor* dy, const opkit_tensor* a, const opkit_tensor* b,
+                            int32_t approximate, opkit_tensor* da, opkit_tensor* db, opkit_stream) {
+    if (approximate == OPKIT_GELU_TANH)
+        gated_backward_rows(dy, a, b, da, db, gelu_tanh);
+    else
+        gated_backward_rows(dy, a, b, da, db, gelu_erf);
+    return OPKIT_OK;
+}
+
+}  // namespace opkit::cpu

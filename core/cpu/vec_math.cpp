@@ -1,0 +1,70 @@
+#include "vec_math.h"
+
+#include "simd.h"
+
+#include <cmath>
+
+namespace opkit::cpu::vec {
+
+// Eight independent partial sums let the compiler keep a full vector of accumulators
+// (a single scalar accumulator would serialize on the add latency), and make the
+// result independent of which clone runs.
+#define OPKIT_REDUCE(init, expr, combine)                               \
+    float acc[8] = {init, init, init, init, init, init, init, init};     \
+    int64_t i = 0;                                                       \
+    for (; i + 8 <= n; i += 8)                                           \
+        for (int k = 0; k < 8; ++k) acc[k] = combine(acc[k], expr(i + k)); \
+    float r = init;                                                      \
+    for (int k = 0; k < 8; ++k) r = combine(r, acc[k]);                  \
+    for (; i < n; ++i) r = combine(r, expr(i));                          \
+    return r
+
+#define OPKIT_ADD(a, b) ((a) + (b))
+#define OPKIT_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+OPKIT_CLONES float sum(const float* x, int64_t n) {
+#define E(j) x[j]
+    OPKIT_REDUCE(0.0f, E, OPKIT_ADD);
+#undef E
+}
+
+OPKIT_CLONES float sum_squares(const float* x, int64_t n) {
+#define E(j) (x[j] * x[j])
+    OPKIT_REDUCE(0.0f, E, OPKIT_ADD);
+#undef E
+}
+
+OPKIT_CLONES float dot(const float* x, const float* y, int64_t n) {
+#define E(j) (x[j] * y[j])
+    OPKIT_REDUCE(0.0f, E, OPKIT_ADD);
+#undef E
+}
+
+OPKIT_CLONES float max(const float* x, int64_t n) {
+#define E(j) x[j]
+    OPKIT_REDUCE(-INFINITY, E, OPKIT_MAX);
+#undef E
+}
+
+OPKIT_CLONES float exp_shifted(const float* x, float shift, float* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i] - shift);
+    return sum(y, n);
+}
+
+OPKIT_CLONES void scale(float* x, float s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) x[i] *= s;
+}
+
+OPKIT_CLONES void mul(const float* a, const float* b, float* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = a[i] * b[i];
+}
+
+OPKIT_CLONES void axpy(float alpha, const float* x, float* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] += alpha * x[i];
+}
+
+OPKIT_CLONES void add(const float* x, float* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] += x[i];
+}
+
+}  // namespace opkit::cpu::vec

@@ -1,0 +1,20 @@
+// fp32 row primitives the kernels are built from. Each is a plain loop GCC
+// vectorizes; vec_math.cpp compiles them for several ISAs (OPKIT_CLONES).
+#pragma once
+
+#include <cstdint>
+
+namespace opkit::cpu::vec {
+
+float sum(const float* x, int64_t n);
+float sum_squares(const float* x, int64_t n);
+float dot(const float* x, const float* y, int64_t n);
+float max(const float* x, int64_t n);
+// y[i] = exp(x[i] - shift); returns the sum of y.
+float exp_shifted(const float* x, float shift, float* y, int64_t n);
+void scale(float* x, float s, int64_t n);                        // x *= s
+void mul(const float* a, const float* b, float* y, int64_t n);   // y = a * b
+void axpy(float alpha, const float* x, float* y, int64_t n);     // y += alpha * x
+void add(const float* x, float* y, int64_t n);                   // y += x
+
+}  // namespace opkit::cpu::vec
