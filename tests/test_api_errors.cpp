@@ -102,7 +102,7 @@ TEST_CASE("ndim and shape mismatches name both shapes") {
                    OPKIT_ERROR_INVALID_ARGUMENT, "don't chain", {&m_c});
 }
 
-TEST_CASE("dtype mismatch is invalid; unsupported dtypes and lanes are unsupported") {
+TEST_CASE("dtype mismatch is invalid - unsupported dtypes and lanes are unsupported") {
     Tensor x({3, 4}), y_bf16({3, 4}, bf16()), y({3, 4});
     x.fill_values();
     expect_failure([&] { return opkit_softmax_forward(&x.t, &y_bf16.t, nullptr); },
@@ -146,7 +146,7 @@ TEST_CASE("a non-contiguous innermost dimension is unsupported") {
                    OPKIT_ERROR_UNSUPPORTED, "innermost stride 2", {&y});
 }
 
-TEST_CASE("tensors on two devices, and devices nobody serves") {
+TEST_CASE("tensors on two devices - and devices nobody serves") {
     Tensor x({3, 4}), y({3, 4});
     x.fill_values();
     Tensor y_gpu = y;
@@ -163,7 +163,7 @@ TEST_CASE("tensors on two devices, and devices nobody serves") {
     CHECK(p == nullptr);
 }
 
-TEST_CASE("forbidden aliasing is invalid, documented in-place aliasing works") {
+TEST_CASE("forbidden aliasing is invalid - documented in-place aliasing works") {
     Tensor x({3, 4});
     x.fill_values();
     // softmax in place is allowed (identical view) ...
@@ -223,7 +223,7 @@ TEST_CASE("cross-entropy target and embedding id out of range") {
                    OPKIT_ERROR_INVALID_ARGUMENT, "4", {&dweight});
 }
 
-TEST_CASE("unknown reduction, approximate and flag values") {
+TEST_CASE("unknown reduction - approximate and flag values") {
     Tensor logits({3, 5}), target({3}, i64(), 0), loss({});
     logits.fill_values();
     expect_failure([&] {

@@ -94,7 +94,7 @@ TEST_CASE("the op catalogue lists all 18 entry points and the CPU defaults serve
     CHECK(opkit_device_count(OPKIT_DEVICE_CPU) == 1);
 }
 
-TEST_CASE("log callback receives warnings at the chosen level, and nothing when off") {
+TEST_CASE("log callback receives warnings at the chosen level - and nothing when off") {
     Captured c;
     opkit_set_log_callback(capture, &c);
     opkit_set_log_level(OPKIT_LOG_WARN);
@@ -118,7 +118,7 @@ TEST_CASE("log callback receives warnings at the chosen level, and nothing when 
     opkit_set_log_callback(nullptr, nullptr);
 }
 
-TEST_CASE("init options are checked, and shutdown then init works again") {
+TEST_CASE("init options are checked - and shutdown then init works again") {
     opkit_init_options o = default_options();
     o.struct_size = 8;
     CHECK(opkit_init(&o) == OPKIT_ERROR_INVALID_ARGUMENT);
@@ -137,7 +137,7 @@ TEST_CASE("init options are checked, and shutdown then init works again") {
     CHECK(softmax_row_ok(5, 0.5f));  // implicit init after shutdown
 }
 
-TEST_CASE("16 threads racing the first call, then calling ops concurrently") {
+TEST_CASE("16 threads racing the first call - then calling ops concurrently") {
     // No call has happened yet in this process (each test case runs in its own).
     std::atomic<int> go{0}, failures{0};
     std::vector<std::thread> threads;

@@ -1,0 +1,440 @@
+// Every op, forward and backward, every float dtype, through the public API on the CPU
+// defaults, against float64 references: random data (never zeros), odd sizes (1, 3,
+// 127, 4097), strided row views, outputs poisoned before each call. The references'
+// backward formulas are themselves checked by finite differences at the end.
+#include "host_tensor.h"
+#include "opkit.h"
+#include "reference.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+
+using test::DT;
+using test::HostTensor;
+using Vec = std::vector<double>;
+
+namespace {
+
+const DT kFloatTypes[] = {DT::f32, DT::f16, DT::bf16};
+const int64_t kCols[] = {1, 3, 127, 4097};
+const int64_t kRows[] = {1, 3, 17};
+
+std::mt19937& rng() {
+    static std::mt19937 r(1234);
+    return r;
+}
+
+HostTensor random_tensor(DT dt, std::vector<int64_t> shape, int64_t pad = 0, double lo = -2, double hi = 2) {
+    HostTensor t(dt, std::move(shape), pad);
+    t.fill_random(rng(), lo, hi);
+    return t;
+}
+
+HostTensor output(DT dt, std::vector<int64_t> shape, int64_t pad = 0) {
+    HostTensor t(dt, std::move(shape), pad);
+    t.poison();
+    return t;
+}
+
+// floor: the smallest magnitude errors are measured against. Results that cancel to
+// almost nothing (a loss of exactly 0 at V = 1, rms_norm's dx at N = 1) are judged on
+// the scale of their inputs (O(1) here), not on their own vanishing size.
+void expect_close(const HostTensor& got, const Vec& want, double tol, const char* what, double floor = 1e-6) {
+    const Vec v = got.values();
+    INFO(what << " (" << test::name_of(got.dtype()) << ")");
+    REQUIRE(test::all_finite(v));  // poisoned NaNs left behind mean unwritten elements
+    CHECK(test::rel_error(v, want, floor) <= tol);
+    CHECK(got.padding_intact());
+}
+
+#define REQUIRE_OK(call)                                              \
+    do {                                                              \
+        const opkit_status s_ = (call);                               \
+        INFO(#call << ": " << opkit_last_error_message());            \
+        REQUIRE(s_ == OPKIT_OK);                                      \
+    } while (0)
+
+}  // namespace
+
+TEST_CASE("rms_norm forward and backward match float64") {
+    for (DT dt : kFloatTypes)
+        for (int64_t rows : kRows)
+            for (int64_t n : kCols)
+                for (int64_t pad : {0, 5})
+                    for (bool with_weight : {true, false}) {
+                        INFO("rows " << rows << " n " << n << " pad " << pad << " weight " << with_weight);
+                        const double tol = test::tolerance(dt), eps = 1e-5, off = with_weight ? 0.5 : 0.0;
+                        HostTensor x = random_tensor(dt, {rows, n}, pad), dy = random_tensor(dt, {rows, n}, pad);
+                        HostTensor w = random_tensor(dt, {n});
+                        HostTensor y = output(dt, {rows, n}, pad), rstd = output(DT::f32, {rows});
+                        const opkit_tensor* wt = with_weight ? w.ct() : nullptr;
+                        REQUIRE_OK(opkit_rms_norm_forward(x.ct(), wt, float(eps), float(off), y.t(), rstd.t(), nullptr));
+                        Vec wv = w.values(), ry, rr;
+                        test::ref::rms_norm_forward(x.values(), with_weight ? &wv : nullptr, eps, off, rows, n, &ry, &rr);
+                        expect_close(y, ry, tol, "y");
+                        expect_close(rstd, rr, 1e-5, "rstd");
+
+                        HostTensor dx = output(dt, {rows, n}, pad), dw = output(dt, {n});
+                        REQUIRE_OK(opkit_rms_norm_backward(dy.ct(), x.ct(), wt, rstd.ct(), float(off), dx.t(),
+                                                           with_weight ? dw.t() : nullptr, nullptr));
+                        Vec rdx, rdw;
+                        test::ref::rms_norm_backward(dy.values(), x.values(), with_weight ? &wv : nullptr, eps, off,
+                                                     rows, n, &rdx, &rdw);
+                        expect_close(dx, rdx, tol * 2, "dx", 1.0);
+                        if (with_weight) expect_close(dw, rdw, tol * 2, "dweight");
+                    }
+}
+
+TEST_CASE("rms_norm in place (y = x) and Gemma offset") {
+    HostTensor x = random_tensor(DT::bf16, {5, 64}), w = random_tensor(DT::bf16, {64});
+    const Vec xv = x.values(), wv = w.values();
+    REQUIRE_OK(opkit_rms_norm_forward(x.ct(), w.ct(), 1e-6f, 1.0f, x.t(), nullptr, nullptr));
+    Vec ry, rr;
+    test::ref::rms_norm_forward(xv, &wv, 1e-6, 1.0, 5, 64, &ry, &rr);
+    expect_close(x, ry, test::tolerance(DT::bf16), "in-place y");
+}
+
+TEST_CASE("layer_norm forward and backward match float64") {
+    for (DT dt : kFloatTypes)
+        for (int64_t rows : kRows)
+            for (int64_t n : kCols)
+                for (int64_t pad : {0, 3})
+                    for (bool affine : {true, false}) {
+                        INFO("rows " << rows << " n " << n << " pad " << pad << " affine " << affine);
+                        const double tol = test::tolerance(dt), eps = 1e-5;
+                        HostTensor x = random_tensor(dt, {rows, n}, pad), dy = random_tensor(dt, {rows, n}, pad);
+                        HostTensor w = random_tensor(dt, {n}), b = random_tensor(dt, {n});
+                        HostTensor y = output(dt, {rows, n}, pad), mean = output(DT::f32, {rows}),
+                                   rstd = output(DT::f32, {rows});
+                        REQUIRE_OK(opkit_layer_norm_forward(x.ct(), affine ? w.ct() : nullptr, affine ? b.ct() : nullptr,
+                                                            float(eps), y.t(), mean.t(), rstd.t(), nullptr));
+                        Vec wv = w.values(), bv = b.values(), ry, rm, rr;
+                        test::ref::layer_norm_forward(x.values(), affine ? &wv : nullptr, affine ? &bv : nullptr, eps,
+                                                      rows, n, &ry, &rm, &rr);
+                        expect_close(y, ry, tol, "y");
+                        expect_close(mean, rm, 1e-5, "mean");
+                        if (n > 1) expect_close(rstd, rr, 1e-4, "rstd");  // n == 1: rstd = 1/sqrt(eps)
+
+                        HostTensor dx = output(dt, {rows, n}, pad), dw = output(dt, {n}), db = output(dt, {n});
+                        REQUIRE_OK(opkit_layer_norm_backward(dy.ct(), x.ct(), affine ? w.ct() : nullptr, mean.ct(),
+                                                             rstd.ct(), dx.t(), affine ? dw.t() : nullptr, db.t(),
+                                                             nullptr));
+                        Vec rdx, rdw, rdb;
+                        test::ref::layer_norm_backward(dy.values(), x.values(), affine ? &wv : nullptr, eps, rows, n,
+                                                       &rdx, &rdw, &rdb);
+                        if (n > 1) expect_close(dx, rdx, tol * 4, "dx");
+                        if (affine && n > 1) expect_close(dw, rdw, tol * 2, "dweight");
+                        expect_close(db, rdb, tol * 2, "dbias");
+                    }
+}
+
+TEST_CASE("softmax forward and backward match float64 - in place too") {
+    for (DT dt : kFloatTypes)
+        for (int64_t rows : kRows)
+            for (int64_t n : kCols)
+                for (int64_t pad : {0, 7}) {
+                    INFO("rows " << rows << " n " << n << " pad " << pad);
+                    const double tol = test::tolerance(dt);
+                    HostTensor x = random_tensor(dt, {rows, n}, pad, -4, 4), dy = random_tensor(dt, {rows, n}, pad);
+                    HostTensor y = output(dt, {rows, n}, pad);
+                    REQUIRE_OK(opkit_softmax_forward(x.ct(), y.t(), nullptr));
+                    Vec ry;
+                    test::ref::softmax_forward(x.values(), rows, n, &ry);
+                    expect_close(y, ry, tol, "y");
+                    HostTensor dx = output(dt, {rows, n}, pad);
+                    REQUIRE_OK(opkit_softmax_backward(dy.ct(), y.ct(), dx.t(), nullptr));
+                    Vec rdx;
+                    test::ref::softmax_backward(dy.values(), y.values(), rows, n, &rdx);
+                    expect_close(dx, rdx, tol * 2, "dx");
+                    // in place: y over x
+                    REQUIRE_OK(opkit_softmax_forward(x.ct(), x.t(), nullptr));
+                    expect_close(x, ry, tol, "in-place y");
+                }
+}
+
+TEST_CASE("swiglu and geglu forward and backward match float64") {
+    for (int act : {0, 1, 2})
+        for (DT dt : kFloatTypes)
+            for (int64_t rows : kRows)
+                for (int64_t n : kCols)
+                    for (int64_t pad : {0, 2}) {
+                        INFO("act " << act << " rows " << rows << " n " << n << " pad " << pad);
+                        const double tol = test::tolerance(dt);
+                        HostTensor a = random_tensor(dt, {rows, n}, pad, -4, 4), b = random_tensor(dt, {rows, n}, pad),
+                                   dy = random_tensor(dt, {rows, n}, pad);
+                        HostTensor y = output(dt, {rows, n}, pad);
+                        const int32_t approx = act == 2 ? OPKIT_GELU_TANH : OPKIT_GELU_NONE;
+                        if (act == 0)
+                            REQUIRE_OK(opkit_swiglu_forward(a.ct(), b.ct(), y.t(), nullptr));
+                        else
+                            REQUIRE_OK(opkit_geglu_forward(a.ct(), b.ct(), approx, y.t(), nullptr));
+                        Vec ry, rda, rdb;
+                        test::ref::gated_forward(act, a.values(), b.values(), &ry);
+                        expect_close(y, ry, tol, "y");
+                        test::ref::gated_backward(act, dy.values(), a.values(), b.values(), &rda, &rdb);
+                        // da aliases a and db aliases b: the documented in-place form
+                        if (act == 0)
+                            REQUIRE_OK(opkit_swiglu_backward(dy.ct(), a.ct(), b.ct(), a.t(), b.t(), nullptr));
+                        else
+                            REQUIRE_OK(opkit_geglu_backward(dy.ct(), a.ct(), b.ct(), approx, a.t(), b.t(), nullptr));
+                        expect_close(a, rda, tol * 2, "da (in place over a)");
+                        expect_close(b, rdb, tol * 2, "db (in place over b)");
+                    }
+}
+
+TEST_CASE("rope forward and backward match float64 - on BHTD storage viewed as BTHD") {
+    for (DT dt : kFloatTypes)
+        for (bool batched : {false, true})
+            for (auto dims : {std::vector<int64_t>{1, 1, 1, 2}, std::vector<int64_t>{2, 5, 3, 8},
+                              std::vector<int64_t>{1, 7, 2, 128}}) {
+                const int64_t B = dims[0], T = dims[1], H = dims[2], D = dims[3];
+                INFO("B " << B << " T " << T << " H " << H << " D " << D << " batched " << batched);
+                const double tol = test::tolerance(dt);
+                // Storage [B,H,T,D]; the view passes strides of [B,T,H,D].
+                HostTensor storage = random_tensor(dt, {B, H, T, D});
+                opkit_tensor x = *storage.ct();
+                int64_t shape[4] = {B, T, H, D}, strides[4] = {H * T * D, D, T * D, 1};
+                x.shape = shape;
+                x.strides = strides;
+                Vec xv(static_cast<size_t>(B * T * H * D));
+                for (int64_t b = 0; b < B; ++b)
+                    for (int64_t t = 0; t < T; ++t)
+                        for (int64_t h = 0; h < H; ++h)
+                            for (int64_t d = 0; d < D; ++d)
+                                xv[size_t(((b * T + t) * H + h) * D + d)] = storage.get(((b * H + h) * T + t) * D + d);
+                std::vector<int64_t> ashape = batched ? std::vector<int64_t>{B, T, D} : std::vector<int64_t>{T, D};
+                HostTensor cos = random_tensor(dt, ashape, 0, -1, 1), sin = random_tensor(dt, ashape, 0, -1, 1);
+                HostTensor y = output(dt, {B, T, H, D});
+                REQUIRE_OK(opkit_rope_forward(&x, cos.ct(), sin.ct(), y.t(), nullptr));
+                Vec ry, rdx;
+                test::ref::rope(xv, cos.values(), sin.values(), B, T, H, D, batched, false, &ry);
+                expect_close(y, ry, tol, "y");
+                HostTensor dx = output(dt, {B, T, H, D});
+                REQUIRE_OK(opkit_rope_backward(y.ct(), cos.ct(), sin.ct(), dx.t(), nullptr));
+                test::ref::rope(y.values(), cos.values(), sin.values(), B, T, H, D, batched, true, &rdx);
+                expect_close(dx, rdx, tol * 2, "dx");
+                // in place
+                REQUIRE_OK(opkit_rope_backward(y.ct(), cos.ct(), sin.ct(), y.t(), nullptr));
+                expect_close(y, rdx, tol * 2, "in-place dx");
+            }
+}
+
+TEST_CASE("cross_entropy forward and backward match float64 for every reduction") {
+    for (DT dt : kFloatTypes)
+        for (DT it : {DT::i32, DT::i64})
+            for (int64_t V : {1, 3, 127, 4097})
+                for (int reduction : {0, 1, 2})
+                    for (double smoothing : {0.0, 0.1}) {
+                        const int64_t rows = 9;
+                        INFO("V " << V << " reduction " << reduction << " smoothing " << smoothing);
+                        const double tol = test::tolerance(dt);
+                        HostTensor logits = random_tensor(dt, {rows, V}, 3, -3, 3);
+                        HostTensor target(it, {rows});
+                        std::vector<int64_t> tv(static_cast<size_t>(rows));
+                        for (int64_t r = 0; r < rows; ++r) {
+                            tv[size_t(r)] = r % 4 == 1 ? -100 : int64_t(rng()() % uint64_t(V));
+                            target.set(r, double(tv[size_t(r)]));
+                        }
+                        HostTensor loss = reduction == 0 ? output(DT::f32, {rows}) : output(DT::f32, {});
+                        HostTensor lse = output(DT::f32, {rows}), dl = output(dt, {rows, V}, 3);
+                        REQUIRE_OK(opkit_cross_entropy_forward(logits.ct(), target.ct(), -100, float(smoothing), reduction,
+                                                               loss.t(), lse.t(), dl.t(), nullptr));
+                        Vec rl, rlse, rdl;
+                        test::ref::cross_entropy(logits.values(), tv, rows, V, -100, smoothing, reduction, &rl, &rlse, &rdl);
+                        expect_close(loss, rl, 1e-5, "loss", 1.0);
+                        expect_close(lse, rlse, 1e-5, "lse");
+                        expect_close(dl, rdl, tol * 2, "dlogits");
+
+                        // backward with an upstream gradient, lse given and recomputed
+                        HostTensor dloss = reduction == 0 ? random_tensor(DT::f32, {rows}) : random_tensor(DT::f32, {});
+                        for (bool with_lse : {true, false}) {
+                            HostTensor g = output(dt, {rows, V}, 3);
+                            REQUIRE_OK(opkit_cross_entropy_backward(dloss.ct(), logits.ct(), target.ct(),
+                                                                    with_lse ? lse.ct() : nullptr, -100, float(smoothing),
+                                                                    reduction, g.t(), nullptr));
+                            Vec want = rdl, up = dloss.values();
+                            for (int64_t r = 0; r < rows; ++r)
+                                for (int64_t j = 0; j < V; ++j)
+                                    want[size_t(r * V + j)] *= reduction == 0 ? up[size_t(r)] : up[0];
+                            expect_close(g, want, tol * 2, "dlogits (backward)");
+                        }
+                        // Liger's memory trick: dlogits written over the logits
+                        REQUIRE_OK(opkit_cross_entropy_forward(logits.ct(), target.ct(), -100, float(smoothing),
+                                                               reduction, nullptr, nullptr, logits.t(), nullptr));
+                        expect_close(logits, rdl, tol * 2, "dlogits in place");
+                    }
+}
+
+TEST_CASE("cross_entropy with every row ignored: NaN mean like PyTorch - zero gradient") {
+    HostTensor logits = random_tensor(DT::f32, {4, 10}), target(DT::i64, {4});
+    for (int64_t r = 0; r < 4; ++r) target.set(r, -100);
+    HostTensor loss = output(DT::f32, {}), sum = output(DT::f32, {}), dl = output(DT::f32, {4, 10});
+    REQUIRE_OK(opkit_cross_entropy_forward(logits.ct(), target.ct(), -100, 0.f, OPKIT_REDUCTION_MEAN, loss.t(),
+                                           nullptr, dl.t(), nullptr));
+    CHECK(std::isnan(loss.get(0)));
+    for (double v : dl.values()) CHECK(v == 0.0);
+    REQUIRE_OK(opkit_cross_entropy_forward(logits.ct(), target.ct(), -100, 0.f, OPKIT_REDUCTION_SUM, sum.t(),
+                                           nullptr, nullptr, nullptr));
+    CHECK(sum.get(0) == 0.0);
+}
+
+TEST_CASE("embedding forward and backward match float64") {
+    for (DT dt : kFloatTypes)
+        for (DT it : {DT::i32, DT::i64})
+            for (int64_t D : {1, 3, 127, 4097}) {
+                const int64_t V = 11;
+                INFO("D " << D);
+                HostTensor w = random_tensor(dt, {V, D}, 2);
+                HostTensor ids(it, {3, 5});
+                std::vector<int64_t> iv(15);
+                for (int64_t k = 0; k < 15; ++k) iv[size_t(k)] = int64_t(rng()() % uint64_t(V)), ids.set(k, double(iv[size_t(k)]));
+                HostTensor y = output(dt, {3, 5, D});
+                REQUIRE_OK(opkit_embedding_forward(w.ct(), ids.ct(), y.t(), nullptr));
+                Vec want(static_cast<size_t>(15 * D)), wv = w.values();
+                for (int64_t k = 0; k < 15; ++k)
+                    for (int64_t j = 0; j < D; ++j) want[size_t(k * D + j)] = wv[size_t(iv[size_t(k)] * D + j)];
+                expect_close(y, want, 0.0, "y");
+                HostTensor dy = random_tensor(dt, {3, 5, D}), dw = output(dt, {V, D}, 2);
+                const int64_t padding = iv[3];
+                REQUIRE_OK(opkit_embedding_backward(dy.ct(), ids.ct(), padding, dw.t(), nullptr));
+                Vec rdw;
+                test::ref::embedding_backward(dy.values(), iv, V, D, padding, &rdw);
+                expect_close(dw, rdw, test::tolerance(dt) * 2, "dweight");
+            }
+}
+
+TEST_CASE("matmul matches float64: transposes - batches - broadcast - beta") {
+    for (DT dt : kFloatTypes)
+        for (int ta : {0, 1})
+            for (int tb : {0, 1})
+                for (auto mnk : {std::vector<int64_t>{1, 1, 1}, std::vector<int64_t>{3, 5, 7},
+                                 std::vector<int64_t>{37, 29, 300}, std::vector<int64_t>{130, 17, 4}})
+                    for (auto batches : {std::vector<int64_t>{0, 0}, std::vector<int64_t>{3, 3},
+                                         std::vector<int64_t>{1, 3}, std::vector<int64_t>{3, 1}})
+                        for (double beta : {0.0, 0.5}) {
+                            const int64_t M = mnk[0], N = mnk[1], K = mnk[2];
+                            const bool batched = batches[0] > 0;
+                            const int64_t ba = batched ? batches[0] : 1, bb = batched ? batches[1] : 1;
+                            const int64_t batch = std::max(ba, bb);
+                            INFO("M " << M << " N " << N << " K " << K << " ta " << ta << " tb " << tb << " batch "
+                                      << ba << "x" << bb << " beta " << beta);
+                            auto shape = [&](int64_t bsz, int64_t r, int64_t c) {
+                                return batched ? std::vector<int64_t>{bsz, r, c} : std::vector<int64_t>{r, c};
+                            };
+                            HostTensor a = random_tensor(dt, shape(ba, ta ? K : M, ta ? M : K), 1);
+                            HostTensor b = random_tensor(dt, shape(bb, tb ? N : K, tb ? K : N));
+                            HostTensor c = random_tensor(dt, shape(batch, M, N), 2);
+                            Vec rc = c.values();
+                            if (beta == 0.0) c.poison();  // not read: NaN must not propagate
+                            REQUIRE_OK(opkit_matmul(a.ct(), b.ct(), c.t(), 0.75f, float(beta), ta, tb, nullptr));
+                            test::ref::matmul(a.values(), b.values(), &rc, batch, ba, bb, M, N, K, ta, tb, 0.75, beta);
+                            expect_close(c, rc, test::tolerance(dt) * 2, "c");
+                        }
+}
+
+TEST_CASE("axpy matches float64 on strided views") {
+    for (DT dt : kFloatTypes)
+        for (int64_t n : kCols) {
+            HostTensor x = random_tensor(dt, {4, n}, 3), y = random_tensor(dt, {4, n}, 1);
+            Vec want = y.values(), xv = x.values();
+            for (size_t i = 0; i < want.size(); ++i) want[i] += -0.3 * xv[i];
+            REQUIRE_OK(opkit_axpy(-0.3f, x.ct(), y.t(), nullptr));
+            expect_close(y, want, test::tolerance(dt), "y");
+        }
+}
+
+// ---------------------------------------------------------------- finite differences
+
+namespace {
+
+// Checks grad (analytic, float64) against central differences of f at x, where f is the
+// scalar sum(dy * forward(x)).
+void check_gradient(const std::function<double(const Vec&)>& f, Vec x, const Vec& grad, const char* what) {
+    INFO(what);
+    const double h = 1e-6;
+    double worst = 0, scale = 1e-8;
+    for (size_t i = 0; i < x.size(); ++i) {
+        const double keep = x[i];
+        x[i] = keep + h;
+        const double up = f(x);
+        x[i] = keep - h;
+        const double down = f(x);
+        x[i] = keep;
+        worst = std::max(worst, std::fabs((up - down) / (2 * h) - grad[i]));
+        scale = std::max(scale, std::fabs(grad[i]));
+    }
+    CHECK(worst / scale < 1e-6);
+}
+
+double weighted(const Vec& dy, const Vec& y) {
+    double s = 0;
+    for (size_t i = 0; i < y.size(); ++i) s += dy[i] * y[i];
+    return s;
+}
+
+Vec random_vec(size_t n) {
+    std::uniform_real_distribution<double> u(-1.5, 1.5);
+    Vec v(n);
+    for (double& x : v) x = u(rng()) + (u(rng()) > 0 ? 0.1 : -0.1);
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("backward references agree with finite differences of the forward references") {
+    const int64_t rows = 3, n = 7;
+    const Vec x = random_vec(size_t(rows * n)), dy = random_vec(size_t(rows * n)), w = random_vec(size_t(n)),
+              b = random_vec(size_t(n));
+    Vec dx, dw, db, y, s1, s2;
+    test::ref::rms_norm_backward(dy, x, &w, 1e-5, 0.25, rows, n, &dx, &dw);
+    check_gradient([&](const Vec& v) { test::ref::rms_norm_forward(v, &w, 1e-5, 0.25, rows, n, &y, &s1); return weighted(dy, y); },
+                   x, dx, "rms_norm dx");
+    check_gradient([&](const Vec& v) { test::ref::rms_norm_forward(x, &v, 1e-5, 0.25, rows, n, &y, &s1); return weighted(dy, y); },
+                   w, dw, "rms_norm dweight");
+    test::ref::layer_norm_backward(dy, x, &w, 1e-5, rows, n, &dx, &dw, &db);
+    check_gradient([&](const Vec& v) { test::ref::layer_norm_forward(v, &w, &b, 1e-5, rows, n, &y, &s1, &s2); return weighted(dy, y); },
+                   x, dx, "layer_norm dx");
+    check_gradient([&](const Vec& v) { test::ref::layer_norm_forward(x, &v, &b, 1e-5, rows, n, &y, &s1, &s2); return weighted(dy, y); },
+                   w, dw, "layer_norm dweight");
+    check_gradient([&](const Vec& v) { test::ref::layer_norm_forward(x, &w, &v, 1e-5, rows, n, &y, &s1, &s2); return weighted(dy, y); },
+                   b, db, "layer_norm dbias");
+    test::ref::softmax_forward(x, rows, n, &y);
+    test::ref::softmax_backward(dy, y, rows, n, &dx);
+    check_gradient([&](const Vec& v) { Vec yy; test::ref::softmax_forward(v, rows, n, &yy); return weighted(dy, yy); },
+                   x, dx, "softmax dx");
+    for (int act : {0, 1, 2}) {
+        Vec da, dbb;
+        test::ref::gated_backward(act, dy, x, x, &da, &dbb);
+        const Vec other = random_vec(x.size());
+        test::ref::gated_backward(act, dy, x, other, &da, &dbb);
+        check_gradient([&](const Vec& v) { Vec yy; test::ref::gated_forward(act, v, other, &yy); return weighted(dy, yy); },
+                       x, da, "gated da");
+        check_gradient([&](const Vec& v) { Vec yy; test::ref::gated_forward(act, x, v, &yy); return weighted(dy, yy); },
+                       other, dbb, "gated db");
+    }
+    {
+        const int64_t B = 2, T = 3, H = 2, D = 4;
+        const Vec xr = random_vec(size_t(B * T * H * D)), g = random_vec(xr.size());
+        const Vec c = random_vec(size_t(T * D)), s = random_vec(size_t(T * D));
+        Vec rdx;
+        test::ref::rope(g, c, s, B, T, H, D, false, true, &rdx);
+        check_gradient([&](const Vec& v) { Vec yy; test::ref::rope(v, c, s, B, T, H, D, false, false, &yy); return weighted(g, yy); },
+                       xr, rdx, "rope dx");
+    }
+    for (int reduction : {0, 1, 2}) {
+        const int64_t R = 4, V = 5;
+        const Vec logits = random_vec(size_t(R * V));
+        const std::vector<int64_t> target = {1, -100, 4, 0};
+        Vec loss, lse, dl;
+        test::ref::cross_entropy(logits, target, R, V, -100, 0.1, reduction, &loss, &lse, &dl);
+        check_gradient([&](const Vec& v) {
+            Vec l, e, d;
+            test::ref::cross_entropy(v, target, R, V, -100, 0.1, reduction, &l, &e, &d);
+            double t = 0;
+            for (double q : l) t += q;
+            return t;
+        }, logits, dl, "cross_entropy dlogits");
+    }
+}
