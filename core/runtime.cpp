@@ -42,8 +42,7 @@ DeviceEntry& device_entry(Runtime& rt, int32_t type) {
 }
 
 void build_candidates(Runtime& rt) {
-    DeviceEntry& cpu = device_entry(rt, OPKIT_DEVICE_CPU);
-    cpu.device_count = 1;
+    device_entry(rt, OPKIT_DEVICE_CPU).device_count = 1;  // always devices[0]
 
     std::vector<int32_t> ready;
     for (int32_t i = 0; i < int32_t(rt.vendors.size()); ++i)
@@ -70,7 +69,9 @@ void build_candidates(Runtime& rt) {
         }
     }
 
-    // The built-in defaults come last on the CPU.
+    // The built-in defaults come last on the CPU. (Looked up only now: adding device
+    // entries above may have moved the vector.)
+    DeviceEntry& cpu = device_entry(rt, OPKIT_DEVICE_CPU);
     const void* defaults[kOpCount] = {
 #define OPKIT_DEFAULT_FN(name) reinterpret_cast<const void*>(&cpu::name),
         OPKIT_FOR_EACH_OP(OPKIT_DEFAULT_FN)

@@ -1,0 +1,163 @@
+// One fake vendor compiled into many .so variants (Vulkan-loader style): each variant
+// differs only in compile definitions, so every loader path is exercised with a real
+// dlopen of a real file.
+//
+//   FAKE_NAME            the name it reports (string)
+//   FAKE_ABI             its opkit_vendor_abi_version (default: the current one)
+//   FAKE_NO_INIT         does not export opkit_vendor_init
+//   FAKE_INIT_FAILS      init returns OPKIT_ERROR_DEVICE
+//   FAKE_INIT_THROWS     init throws std::runtime_error("boom")
+//   FAKE_UNRESOLVED      references a symbol nobody defines (dlopen RTLD_NOW fails)
+//   FAKE_DEVICE          device type served (default OPKIT_DEVICE_CPU)
+//   FAKE_DECLINE_ODD     softmax_forward declines rows of odd length
+//   FAKE_ACCEL           pretend accelerator on host memory: exports the memory functions
+//
+// Every variant that initializes writes "<name> init" to $FAKE_VENDOR_MARKER (when set),
+// so a test can prove that a vendor's code never ran. Each op call is counted per op and
+// readable through the exported fake_vendor_calls().
+#include "opkit_vendor.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#ifndef FAKE_NAME
+#define FAKE_NAME "fake"
+#endif
+#ifndef FAKE_ABI
+#define FAKE_ABI OPKIT_VENDOR_ABI_VERSION
+#endif
+#ifndef FAKE_DEVICE
+#define FAKE_DEVICE OPKIT_DEVICE_CPU
+#endif
+
+namespace {
+
+std::atomic<int> g_calls{0};
+
+void mark(const char* what) {
+    const char* path = getenv("FAKE_VENDOR_MARKER");
+    if (!path) return;
+    if (FILE* f = fopen(path, "a")) {
+        fprintf(f, "%s %s\n", FAKE_NAME, what);
+        fclose(f);
+    }
+}
+
+#ifdef FAKE_UNRESOLVED
+extern "C" int fake_vendor_symbol_nobody_defines(void);
+#endif
+
+// softmax of contiguous-innermost rows (the only layout validation lets through),
+// f32 only: other dtypes are declined, which is also part of the contract.
+opkit_status softmax_rows(const opkit_tensor* x, opkit_tensor* y) {
+    if (x->dtype.code != OPKIT_DTYPE_FLOAT || x->dtype.bits != 32) return OPKIT_ERROR_UNSUPPORTED;
+    const int64_t n = x->shape[x->ndim - 1];
+    int64_t rows = 1;
+    for (int32_t i = 0; i + 1 < x->ndim; ++i) rows *= x->shape[i];
+    for (int64_t r = 0; r < rows; ++r) {
+        // row address from the outer strides
+        int64_t rem = r, xo = 0, yo = 0;
+        for (int32_t i = x->ndim - 2; i >= 0; --i) {
+            int64_t cs = 1;
+            for (int32_t j = i + 1; j < x->ndim; ++j) cs *= x->shape[j];
+            const int64_t idx = rem % x->shape[i];
+            rem /= x->shape[i];
+            xo += idx * (x->strides ? x->strides[i] : cs);
+            yo += idx * (y->strides ? y->strides[i] : cs);
+        }
+        const float* a = reinterpret_cast<const float*>(static_cast<const char*>(x->data) + x->byte_offset) + xo;
+        float* b = reinterpret_cast<float*>(static_cast<char*>(y->data) + y->byte_offset) + yo;
+        float m = -INFINITY, s = 0;
+        for (int64_t i = 0; i < n; ++i) m = a[i] > m ? a[i] : m;
+        for (int64_t i = 0; i < n; ++i) s += std::exp(a[i] - m);
+        for (int64_t i = 0; i < n; ++i) b[i] = std::exp(a[i] - m) / s;
+    }
+    return OPKIT_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+OPKIT_VENDOR_EXPORT const uint32_t opkit_vendor_abi_version = FAKE_ABI;
+
+OPKIT_VENDOR_EXPORT int fake_vendor_calls(void) { return g_calls.load(); }
+
+#ifndef FAKE_NO_INIT
+OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_init(const opkit_vendor_host* host, opkit_vendor_desc* desc) {
+    mark("init");
+#ifdef FAKE_UNRESOLVED
+    fake_vendor_symbol_nobody_defines();
+#endif
+#ifdef FAKE_INIT_THROWS
+    throw std::runtime_error("boom");
+#endif
+    if (!host || host->struct_size < sizeof(opkit_vendor_host)) return OPKIT_ERROR_INVALID_ARGUMENT;
+    desc->name = FAKE_NAME;
+    desc->version = "0.1-test";
+    desc->device_type = FAKE_DEVICE;
+    desc->priority = 10;
+    desc->device_count = 1;
+#ifdef FAKE_INIT_FAILS
+    desc->detail = "the fake device is on fire";
+    return OPKIT_ERROR_DEVICE;
+#endif
+    return OPKIT_OK;
+}
+#endif
+
+OPKIT_VENDOR_EXPORT void opkit_vendor_shutdown(void) { mark("shutdown"); }
+
+OPKIT_VENDOR_EXPORT const char* opkit_vendor_last_error(void) { return "fake vendor: declined on purpose"; }
+
+OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_softmax_forward(const opkit_tensor* x, opkit_tensor* y,
+                                                              opkit_stream) {
+#ifdef FAKE_DECLINE_ODD
+    if (x->shape[x->ndim - 1] % 2) return OPKIT_ERROR_UNSUPPORTED;
+#endif
+    ++g_calls;
+    return softmax_rows(x, y);
+}
+
+#ifndef FAKE_ACCEL
+// Serving the CPU: one more op so that "a subset" is more than one.
+OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_axpy(float alpha, const opkit_tensor* x, opkit_tensor* y,
+                                                   opkit_stream) {
+    ++g_calls;
+    if (x->dtype.code != OPKIT_DTYPE_FLOAT || x->dtype.bits != 32 || x->strides || y->strides)
+        return OPKIT_ERROR_UNSUPPORTED;
+    int64_t n = 1;
+    for (int32_t i = 0; i < x->ndim; ++i) n *= x->shape[i];
+    const float* a = reinterpret_cast<const float*>(static_cast<const char*>(x->data) + x->byte_offset);
+    float* b = reinterpret_cast<float*>(static_cast<char*>(y->data) + y->byte_offset);
+    for (int64_t i = 0; i < n; ++i) b[i] += alpha * a[i];
+    return OPKIT_OK;
+}
+#else
+// A pretend accelerator whose "device memory" is host memory.
+OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_malloc(opkit_device, size_t bytes, void** ptr) {
+    *ptr = malloc(bytes ? bytes : 1);
+    return *ptr ? OPKIT_OK : OPKIT_ERROR_OUT_OF_MEMORY;
+}
+OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_free(opkit_device, void* ptr) {
+    free(ptr);
+    return OPKIT_OK;
+}
+OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_memcpy(void* dst, opkit_device, const void* src, opkit_device,
+                                                     size_t bytes, opkit_stream) {
+    memmove(dst, src, bytes);
+    return OPKIT_OK;
+}
+OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_stream_create(opkit_device, opkit_stream* s) {
+    *s = reinterpret_cast<opkit_stream>(0x5);
+    return OPKIT_OK;
+}
+OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_stream_destroy(opkit_device, opkit_stream) { return OPKIT_OK; }
+OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_synchronize(opkit_device, opkit_stream) { return OPKIT_OK; }
+#endif
+
+}  // extern "C"
