@@ -6,7 +6,8 @@
 
 namespace opkit {
 namespace {
-thread_local char t_message[1024];
+// initial-exec: a direct TLS access instead of a __tls_get_addr call on every op
+__attribute__((tls_model("initial-exec"))) thread_local char t_message[1024];
 }
 
 opkit_status fail(opkit_status status, const char* fmt, ...) {

@@ -4,27 +4,6 @@
 
 namespace opkit {
 
-DType dtype_of(opkit_dtype d) {
-    if (d.lanes != 1) return DType::unsupported;
-    switch (d.code) {
-    case OPKIT_DTYPE_FLOAT:
-        return d.bits == 32 ? DType::f32 : d.bits == 16 ? DType::f16 : DType::unsupported;
-    case OPKIT_DTYPE_BFLOAT: return d.bits == 16 ? DType::bf16 : DType::unsupported;
-    case OPKIT_DTYPE_INT:
-        return d.bits == 32 ? DType::i32 : d.bits == 64 ? DType::i64 : DType::unsupported;
-    default: return DType::unsupported;
-    }
-}
-
-size_t dtype_size(DType d) {
-    switch (d) {
-    case DType::f32: case DType::i32: return 4;
-    case DType::f16: case DType::bf16: return 2;
-    case DType::i64: return 8;
-    default: return 0;
-    }
-}
-
 const char* dtype_name(opkit_dtype d) {
     static thread_local char buf[48];
     const char* code = d.code == OPKIT_DTYPE_FLOAT    ? "float"

@@ -14,9 +14,24 @@ constexpr int32_t kMaxDims = 8;
 
 enum class DType : uint8_t { f32, f16, bf16, i32, i64, unsupported };
 
-DType dtype_of(opkit_dtype d);
+inline DType dtype_of(opkit_dtype d) {
+    if (d.lanes != 1) return DType::unsupported;
+    switch (d.code) {
+    case OPKIT_DTYPE_FLOAT: return d.bits == 32 ? DType::f32 : d.bits == 16 ? DType::f16 : DType::unsupported;
+    case OPKIT_DTYPE_BFLOAT: return d.bits == 16 ? DType::bf16 : DType::unsupported;
+    case OPKIT_DTYPE_INT: return d.bits == 32 ? DType::i32 : d.bits == 64 ? DType::i64 : DType::unsupported;
+    default: return DType::unsupported;
+    }
+}
 inline DType dtype_of(const opkit_tensor* t) { return dtype_of(t->dtype); }
-size_t dtype_size(DType d);
+inline size_t dtype_size(DType d) {
+    switch (d) {
+    case DType::f32: case DType::i32: return 4;
+    case DType::f16: case DType::bf16: return 2;
+    case DType::i64: return 8;
+    default: return 0;
+    }
+}
 const char* dtype_name(opkit_dtype d);  // "f32", "bf16", "float64", "int8x4", ...
 inline bool is_float(DType d) { return d == DType::f32 || d == DType::f16 || d == DType::bf16; }
 
@@ -26,6 +41,18 @@ inline int64_t last_dim(const opkit_tensor* t) { return t->ndim == 0 ? 1 : t->sh
 int64_t row_count(const opkit_tensor* t);
 // Stride of dimension i in elements (the contiguous stride when strides is NULL).
 int64_t stride_of(const opkit_tensor* t, int32_t i);
+// All strides at once (out has ndim entries), in one pass.
+inline void strides_of(const opkit_tensor* t, int64_t* out) {
+    if (t->strides) {
+        for (int32_t i = 0; i < t->ndim; ++i) out[i] = t->strides[i];
+        return;
+    }
+    int64_t s = 1;
+    for (int32_t i = t->ndim - 1; i >= 0; --i) {
+        out[i] = s;
+        s *= t->shape[i];
+    }
+}
 
 inline char* base_ptr(const opkit_tensor* t) {
     return static_cast<char*>(t->data) + t->byte_offset;

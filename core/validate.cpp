@@ -20,10 +20,15 @@ struct Span {
 
 Span span_of(const opkit_tensor* t) {
     Span s;
-    if (numel(t) == 0) return s;
     const int64_t elem = int64_t(dtype_size(dtype_of(t)));
-    int64_t last = 0;
-    for (int32_t i = 0; i < t->ndim; ++i) last += (t->shape[i] - 1) * stride_of(t, i);
+    int64_t last = 0, contiguous = 1;
+    for (int32_t i = t->ndim - 1; i >= 0; --i) {
+        const int64_t n = t->shape[i];
+        if (n == 0) return s;  // no elements: touches no memory
+        const int64_t st = t->strides ? t->strides[i] : contiguous;
+        last += (n - 1) * st;
+        contiguous *= n;
+    }
     s.lo = reinterpret_cast<uintptr_t>(base_ptr(t));
     s.hi = s.lo + uintptr_t((last + 1) * elem);
     return s;
@@ -32,9 +37,12 @@ Span span_of(const opkit_tensor* t) {
 bool identical_view(const opkit_tensor* a, const opkit_tensor* b) {
     if (base_ptr(a) != base_ptr(b) || a->ndim != b->ndim) return false;
     if (dtype_of(a) != dtype_of(b)) return false;
+    int64_t sa[kMaxDims], sb[kMaxDims];
+    strides_of(a, sa);
+    strides_of(b, sb);
     for (int32_t i = 0; i < a->ndim; ++i) {
         if (a->shape[i] != b->shape[i]) return false;
-        if (a->shape[i] > 1 && stride_of(a, i) != stride_of(b, i)) return false;
+        if (a->shape[i] > 1 && sa[i] != sb[i]) return false;
     }
     return true;
 }
@@ -78,10 +86,11 @@ bool rows_overlap(const opkit_tensor* a, const opkit_tensor* b, bool* too_big) {
 // No two elements of t share an address (needed for outputs: a broadcast stride of 0
 // would make threads race on one element).
 bool self_overlapping(const opkit_tensor* t) {
+    if (!t->strides) return false;  // contiguous
     std::pair<int64_t, int64_t> dims[kMaxDims];  // {stride, shape}
     int32_t n = 0;
     for (int32_t i = 0; i < t->ndim; ++i)
-        if (t->shape[i] > 1) dims[n++] = {stride_of(t, i), t->shape[i]};
+        if (t->shape[i] > 1) dims[n++] = {t->strides[i], t->shape[i]};
     std::sort(dims, dims + n);
     int64_t extent = 0;  // highest offset reachable by the dimensions seen so far
     for (int32_t i = 0; i < n; ++i) {
@@ -112,8 +121,7 @@ opkit_status required(const char* op, const opkit_tensor* t, const char* name) {
 
 opkit_status well_formed(const char* op, const opkit_tensor* t, const char* name) {
     if (t->ndim < 0)
-        return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: %s has negative ndim %d", op, name,
-                    int(t->ndim));
+        return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: %s has negative ndim %d", op, name, int(t->ndim));
     if (t->ndim > kMaxDims)
         return fail(OPKIT_ERROR_UNSUPPORTED, "%s: %s has %d dimensions; at most %d are supported",
                     op, name, int(t->ndim), int(kMaxDims));
@@ -123,36 +131,38 @@ opkit_status well_formed(const char* op, const opkit_tensor* t, const char* name
     if (t->dtype.lanes != 1)
         return fail(OPKIT_ERROR_UNSUPPORTED, "%s: %s has dtype %s; vector lanes are not supported",
                     op, name, dtype_name(t->dtype));
-    int64_t count = 1;
-    for (int32_t i = 0; i < t->ndim; ++i) {
-        if (t->shape[i] < 0)
+    // One pass from the innermost dimension: element count, the last element's offset
+    // (both overflow-checked) and the implied contiguous strides.
+    int64_t count = 1, last = 0, contiguous = 1, term = 0;
+    bool overflow = false;
+    for (int32_t i = t->ndim - 1; i >= 0; --i) {
+        const int64_t n = t->shape[i];
+        if (n < 0)
             return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: %s has negative dimension %d (%" PRId64 ")",
-                        op, name, int(i), t->shape[i]);
-        if (mul_overflows(count, t->shape[i], &count))
-            return fail(OPKIT_ERROR_INVALID_ARGUMENT,
-                        "%s: %s shape %s has more elements than fit in 64 bits", op, name,
-                        shape_string(t));
+                        op, name, int(i), n);
+        overflow = overflow || mul_overflows(count, n, &count);
+        const int64_t st = t->strides ? t->strides[i] : contiguous;
+        if (st < 0)
+            return fail(OPKIT_ERROR_UNSUPPORTED, "%s: %s has negative stride %" PRId64
+                        " in dimension %d; only non-negative strides are supported", op, name, st, int(i));
+        if (n > 0) overflow = overflow || mul_overflows(n - 1, st, &term) || __builtin_add_overflow(last, term, &last);
+        if (!overflow) contiguous *= n;
+    }
+    if (overflow) {
+        // Tell apart the two ways to overflow for the message.
+        int64_t c = 1;
+        bool elements = false;
+        for (int32_t i = 0; i < t->ndim; ++i) elements = elements || mul_overflows(c, t->shape[i], &c);
+        return fail(OPKIT_ERROR_INVALID_ARGUMENT, elements
+                        ? "%s: %s shape %s has more elements than fit in 64 bits"
+                        : "%s: %s shape %s with its strides reaches past 64-bit offsets",
+                    op, name, shape_string(t));
     }
     const int64_t elem = int64_t(dtype_size(dtype_of(t)));
-    if (count > 0 && elem > 0) {
-        // The last element's byte offset must fit too.
-        int64_t last = 0, term = 0;
-        for (int32_t i = 0; i < t->ndim; ++i) {
-            const int64_t s = stride_of(t, i);
-            if (t->strides && s < 0)
-                return fail(OPKIT_ERROR_UNSUPPORTED, "%s: %s has negative stride %" PRId64
-                            " in dimension %d; only non-negative strides are supported",
-                            op, name, s, int(i));
-            if (mul_overflows(t->shape[i] - 1, s, &term) || __builtin_add_overflow(last, term, &last))
-                return fail(OPKIT_ERROR_INVALID_ARGUMENT,
-                            "%s: %s strides reach past 64-bit offsets", op, name);
-        }
-        int64_t bytes = 0;
-        if (mul_overflows(last + 1, elem, &bytes) ||
-            __builtin_add_overflow(bytes, int64_t(t->byte_offset), &bytes))
-            return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: %s byte size overflows 64 bits", op,
-                        name);
-    }
+    int64_t bytes = 0;
+    if (count > 0 && elem > 0 &&
+        (mul_overflows(last + 1, elem, &bytes) || __builtin_add_overflow(bytes, int64_t(t->byte_offset), &bytes)))
+        return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: %s byte size overflows 64 bits", op, name);
     if (count > 0 && !t->data)
         return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: %s has %" PRId64 " elements but data is NULL",
                     op, name, count);
