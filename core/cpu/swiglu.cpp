@@ -1,4 +1,5 @@
 // SwiGLU: y = silu(a) * b, silu(a) = a * sigmoid(a).
+#include "fast_exp.h"
 #include "gated.h"
 #include "kernels.h"
 
@@ -8,7 +9,7 @@ namespace opkit::cpu {
 namespace {
 
 inline void silu(float a, float* value, float* derivative) {
-    const float s = 1.0f / (1.0f + std::exp(-a));
+    const float s = 1.0f / (1.0f + fast_exp(-a));
     *value = a * s;
     *derivative = s * (1.0f + a * (1.0f - s));
 }
