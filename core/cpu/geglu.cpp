@@ -30,18 +30,18 @@ inline void gelu_tanh(float a, float* value, float* derivative) {
 opkit_status geglu_forward(const opkit_tensor* a, const opkit_tensor* b, int32_t approximate,
                            opkit_tensor* y, opkit_stream) {
     if (approximate == OPKIT_GELU_TANH)
-        gated_forward_rows(a, b, y, gelu_tanh);
+        gated_forward_rows(a, b, y, [](float x, float* v, float* d) { gelu_tanh(x, v, d); });
     else
-        gated_forward_rows(a, b, y, gelu_erf);
+        gated_forward_rows(a, b, y, [](float x, float* v, float* d) { gelu_erf(x, v, d); });
     return OPKIT_OK;
 }
 
 opkit_status geglu_backward(const opkit_tensor* dy, const opkit_tensor* a, const opkit_tensor* b,
                             int32_t approximate, opkit_tensor* da, opkit_tensor* db, opkit_stream) {
     if (approximate == OPKIT_GELU_TANH)
-        gated_backward_rows(dy, a, b, da, db, gelu_tanh);
+        gated_backward_rows(dy, a, b, da, db, [](float x, float* v, float* d) { gelu_tanh(x, v, d); });
     else
-        gated_backward_rows(dy, a, b, da, db, gelu_erf);
+        gated_backward_rows(dy, a, b, da, db, [](float x, float* v, float* d) { gelu_erf(x, v, d); });
     return OPKIT_OK;
 }
 
