@@ -9,7 +9,8 @@
 //   FAKE_INIT_THROWS     init throws std::runtime_error("boom")
 //   FAKE_UNRESOLVED      references a symbol nobody defines (dlopen RTLD_NOW fails)
 //   FAKE_DEVICE          device type served (default OPKIT_DEVICE_CPU)
-//   FAKE_DECLINE_ODD     softmax_forward declines rows of odd length
+//   FAKE_DECLINE_ODD     softmax_forward declines rows of odd length (and misbehaves
+//                        for rows of 14 and 16, see there)
 //   FAKE_ACCEL           pretend accelerator on host memory: exports the memory functions
 //
 // Every variant that initializes writes "<name> init" to $FAKE_VENDOR_MARKER (when set),
@@ -117,6 +118,10 @@ OPKIT_VENDOR_EXPORT const char* opkit_vendor_last_error(void) { return "fake ven
 OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_softmax_forward(const opkit_tensor* x, opkit_tensor* y,
                                                               opkit_stream) {
 #ifdef FAKE_DECLINE_ODD
+    // Misbehaviour on request, to prove libopkit contains it: rows of 14 throw a C++
+    // exception across the C ABI, rows of 16 return a status that does not exist.
+    if (x->shape[x->ndim - 1] == 14) throw std::runtime_error("vendor bug");
+    if (x->shape[x->ndim - 1] == 16) return 42;
     if (x->shape[x->ndim - 1] % 2) return OPKIT_ERROR_UNSUPPORTED;
 #endif
     ++g_calls;

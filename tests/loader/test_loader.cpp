@@ -166,6 +166,25 @@ TEST_CASE("declined calls fall through to the default with correct results") {
     CHECK(calls_of("decliner", "decliner") == before + 1);
 }
 
+TEST_CASE("a vendor op that throws or returns a bogus status is contained") {
+    Session s(dir("decliner"));
+    REQUIRE(s.vendors["decliner"].state == OPKIT_VENDOR_READY);
+    test::HostTensor x(test::DT::f32, {2, 14}), y(test::DT::f32, {2, 14});
+    std::mt19937 rng(5);
+    x.fill_random(rng);
+    y.poison();
+    CHECK(opkit_softmax_forward(x.ct(), y.t(), nullptr) == OPKIT_ERROR_VENDOR);
+    std::string msg = opkit_last_error_message();
+    CHECK(msg.find("vendor bug") != std::string::npos);
+    CHECK(msg.find("decliner") != std::string::npos);
+    test::HostTensor x16(test::DT::f32, {2, 16}), y16(test::DT::f32, {2, 16});
+    x16.fill_random(rng);
+    CHECK(opkit_softmax_forward(x16.ct(), y16.t(), nullptr) == OPKIT_ERROR_VENDOR);
+    msg = opkit_last_error_message();
+    CHECK(msg.find("unknown status 42") != std::string::npos);
+    CHECK(softmax_ok(3, 8));  // and the library keeps working
+}
+
 TEST_CASE("a wrong ABI major is incompatible and its init never runs") {
     setenv("FAKE_VENDOR_MARKER", marker_path().c_str(), 1);
     std::remove(marker_path().c_str());
