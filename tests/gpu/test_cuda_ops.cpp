@@ -1,0 +1,450 @@
+// Every op, forward and backward, on the cuda vendor against opkit's CPU defaults: all
+// dtypes, odd sizes, strided and permuted views, misaligned byte offsets, in place.
+// Both sides get byte-identical inputs (one host storage, uploaded); outputs start
+// poisoned (NaN) and must match within the dtype's tolerance, padding untouched.
+#include "cuda_test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace cudatest;
+
+namespace {
+
+using TP = std::unique_ptr<Tensor>;
+TP make(opkit_dtype d, std::vector<int64_t> shape, Layout l = {}) {
+    return std::make_unique<Tensor>(d, std::move(shape), l);
+}
+
+const opkit_dtype kFloats[] = {f32(), f16(), bf16()};
+
+// Row-op cases: the shape of x and the layout of every tensor shaped like it.
+struct RowCase {
+    std::vector<int64_t> shape;
+    Layout layout;
+};
+const std::vector<RowCase>& row_cases() {
+    static const std::vector<RowCase> cases = {
+        {{1, 1}, {}},
+        {{3, 3}, {}},
+        {{5, 127}, {}},
+        {{130, 127}, {}},
+        {{3, 4097}, {}},
+        {{1030, 8}, {}},
+        {{2, 3, 127}, {{}, 3, 1}},         // padded rows, misaligned start
+        {{3, 2, 4097}, {{1, 0, 2}, 0, 0}},  // permuted outer dimensions
+        {{4, 64}, {{}, 8, 0}},              // padded rows that stay 16-byte aligned
+        {{6, 1000}, {{}, 0, 1}},            // dense rows, misaligned by one element
+    };
+    return cases;
+}
+
+int64_t rows_of(const std::vector<int64_t>& s) {
+    int64_t r = 1;
+    for (size_t i = 0; i + 1 < s.size(); ++i) r *= s[i];
+    return r;
+}
+
+// The view of a tensor on one side; `gpu` selects the device copy.
+opkit_tensor* on(bool gpu, Tensor& t) { return gpu ? t.gpu() : t.cpu(); }
+opkit_tensor* on(bool gpu, const TP& t) { return t ? on(gpu, *t) : nullptr; }
+
+template <class F>
+void both(F&& call) {
+    REQUIRE_OK(call(false));
+    REQUIRE_OK(call(true));
+}
+
+std::string label(const char* op, opkit_dtype d, const RowCase& c) {
+    return std::string(op) + " " + dtype_name(d) + " " + shape_str(c.shape) + " pad " +
+           std::to_string(c.layout.pad) + " offset " + std::to_string(c.layout.offset) +
+           (c.layout.perm.empty() ? "" : " permuted");
+}
+
+}  // namespace
+
+TEST_CASE("cuda ops: rms_norm forward and backward match the CPU", "[cuda][ops]") {
+    if (!cuda_or_skip()) return;
+    uint64_t seed = 1;
+    for (opkit_dtype d : kFloats)
+        for (const RowCase& c : row_cases())
+            for (int variant = 0; variant < 3; ++variant) {  // 0: weight, 1: no weight, 2: Gemma offset, in place
+                const std::string what = label("rms_norm", d, c) + " variant " + std::to_string(variant);
+                INFO(what);
+                const int64_t n = c.shape.back(), rows = rows_of(c.shape);
+                TP x = make(d, c.shape, c.layout), y = make(d, c.shape, c.layout);
+                TP w = variant == 1 ? nullptr : make(d, {n});
+                TP rstd = make(f32(), {rows});
+                x->random(-2, 2, seed++);
+                if (w) w->random(-1.5f, 1.5f, seed++);
+                y->poison();
+                rstd->poison();
+                const float offset = variant == 2 ? 1.0f : 0.0f;
+                const bool in_place = variant == 2;
+                for (Tensor* t : {x.get(), y.get(), rstd.get()}) t->upload();
+                if (w) w->upload();
+                Tensor& out = in_place ? *x : *y;
+                both([&](bool g) {
+                    return opkit_rms_norm_forward(on(g, x), on(g, w), 1e-5f, offset, on(g, out), on(g, rstd),
+                                                  nullptr);
+                });
+                CHECK(same(out, rtol_for(d), atol_for(d), what + " y"));
+                CHECK(same(*rstd, 1e-5, 1e-6, what + " rstd"));
+
+                // Backward from the reference forward's rstd (uploaded to both sides).
+                if (in_place) continue;
+                TP dy = make(d, c.shape, c.layout), dx = make(d, c.shape, c.layout);
+                TP dw = w ? make(d, {n}) : nullptr;
+                dy->random(-1, 1, seed++);
+                dx->poison();
+                if (dw) dw->poison();
+                for (Tensor* t : {dy.get(), dx.get(), rstd.get()}) t->upload();
+                if (dw) dw->upload();
+                both([&](bool g) {
+                    return opkit_rms_norm_backward(on(g, dy), on(g, x), on(g, w), on(g, rstd), offset, on(g, dx),
+                                                   on(g, dw), nullptr);
+                });
+                CHECK(same(*dx, rtol_for(d), atol_for(d), what + " dx", 1.0));
+                if (dw) CHECK(same(*dw, rtol_for(d), atol_for(d), what + " dweight"));
+            }
+}
+
+TEST_CASE("cuda ops: layer_norm forward and backward match the CPU", "[cuda][ops]") {
+    if (!cuda_or_skip()) return;
+    uint64_t seed = 100;
+    for (opkit_dtype d : kFloats)
+        for (const RowCase& c : row_cases())
+            for (int variant = 0; variant < 3; ++variant) {  // 0: weight+bias, 1: none, 2: bias only
+                const std::string what = label("layer_norm", d, c) + " variant " + std::to_string(variant);
+                INFO(what);
+                const int64_t n = c.shape.back(), rows = rows_of(c.shape);
+                TP x = make(d, c.shape, c.layout), y = make(d, c.shape, c.layout);
+                TP w = variant == 0 ? make(d, {n}) : nullptr;
+                TP b = variant != 1 ? make(d, {n}) : nullptr;
+                TP mean = make(f32(), {rows}), rstd = make(f32(), {rows});
+                x->random(-2, 3, seed++);  // a mean away from zero
+                if (w) w->random(-1.5f, 1.5f, seed++);
+                if (b) b->random(-1, 1, seed++);
+                for (Tensor* t : {y.get(), mean.get(), rstd.get()}) t->poison();
+                for (Tensor* t : {x.get(), y.get(), mean.get(), rstd.get()}) t->upload();
+                if (w) w->upload();
+                if (b) b->upload();
+                both([&](bool g) {
+                    return opkit_layer_norm_forward(on(g, x), on(g, w), on(g, b), 1e-5f, on(g, y), on(g, mean),
+                                                    on(g, rstd), nullptr);
+                });
+                CHECK(same(*y, rtol_for(d), atol_for(d), what + " y"));
+                CHECK(same(*mean, 1e-5, 1e-6, what + " mean"));
+                CHECK(same(*rstd, 1e-4, 1e-6, what + " rstd"));
+
+                TP dy = make(d, c.shape, c.layout), dx = make(d, c.shape, c.layout);
+                TP dw = w ? make(d, {n}) : nullptr;
+                TP db = b ? make(d, {n}) : nullptr;
+                dy->random(-1, 1, seed++);
+                dx->poison();
+                for (Tensor* t : {dy.get(), dx.get(), mean.get(), rstd.get()}) t->upload();
+                for (TP* t : {&dw, &db})
+                    if (*t) {
+                        (*t)->poison();
+                        (*t)->upload();
+                    }
+                both([&](bool g) {
+                    return opkit_layer_norm_backward(on(g, dy), on(g, x), on(g, w), on(g, mean), on(g, rstd),
+                                                     on(g, dx), on(g, dw), on(g, db), nullptr);
+                });
+                CHECK(same(*dx, rtol_for(d), atol_for(d), what + " dx", 1.0));
+                if (dw) CHECK(same(*dw, rtol_for(d), atol_for(d), what + " dweight"));
+                if (db) CHECK(same(*db, rtol_for(d), atol_for(d), what + " dbias"));
+            }
+}
+
+TEST_CASE("cuda ops: softmax forward and backward match the CPU", "[cuda][ops]") {
+    if (!cuda_or_skip()) return;
+    uint64_t seed = 200;
+    for (opkit_dtype d : kFloats)
+        for (const RowCase& c : row_cases())
+            for (int in_place = 0; in_place < 2; ++in_place) {
+                const std::string what = label("softmax", d, c) + (in_place ? " in place" : "");
+                INFO(what);
+                TP x = make(d, c.shape, c.layout), y = make(d, c.shape, c.layout);
+                x->random(-6, 6, seed++);
+                y->poison();
+                x->upload();
+                y->upload();
+                Tensor& out = in_place ? *x : *y;
+                both([&](bool g) { return opkit_softmax_forward(on(g, x), on(g, out), nullptr); });
+                CHECK(same(out, rtol_for(d), atol_for(d), what + " y"));
+
+                TP dy = make(d, c.shape, c.layout), dx = make(d, c.shape, c.layout);
+                dy->random(-1, 1, seed++);
+                dx->poison();
+                out.upload();  // the reference y as input on both sides
+                dy->upload();
+                dx->upload();
+                Tensor& grad = in_place ? *dy : *dx;  // dx may alias dy
+                both([&](bool g) { return opkit_softmax_backward(on(g, dy), on(g, out), on(g, grad), nullptr); });
+                CHECK(same(grad, rtol_for(d), atol_for(d), what + " dx"));
+            }
+}
+
+TEST_CASE("cuda ops: swiglu and geglu forward and backward match the CPU", "[cuda][ops]") {
+    if (!cuda_or_skip()) return;
+    uint64_t seed = 300;
+    for (opkit_dtype d : kFloats)
+        for (const RowCase& c : row_cases())
+            for (int act = 0; act < 3; ++act) {  // swiglu, geglu erf, geglu tanh
+                const char* name = act == 0 ? "swiglu" : act == 1 ? "geglu(erf)" : "geglu(tanh)";
+                const std::string what = label(name, d, c);
+                INFO(what);
+                TP a = make(d, c.shape, c.layout), b = make(d, c.shape, c.layout), y = make(d, c.shape);
+                a->random(-4, 4, seed++);
+                b->random(-2, 2, seed++);
+                y->poison();
+                for (Tensor* t : {a.get(), b.get(), y.get()}) t->upload();
+                const int32_t approx = act == 2 ? OPKIT_GELU_TANH : OPKIT_GELU_NONE;
+                both([&](bool g) {
+                    return act == 0 ? opkit_swiglu_forward(on(g, a), on(g, b), on(g, y), nullptr)
+                                    : opkit_geglu_forward(on(g, a), on(g, b), approx, on(g, y), nullptr);
+                });
+                CHECK(same(*y, rtol_for(d), atol_for(d), what + " y"));
+
+                // Backward in place over a and b (allowed aliases).
+                TP dy = make(d, c.shape, c.layout);
+                dy->random(-1, 1, seed++);
+                dy->upload();
+                both([&](bool g) {
+                    return act == 0 ? opkit_swiglu_backward(on(g, dy), on(g, a), on(g, b), on(g, a), on(g, b), nullptr)
+                                    : opkit_geglu_backward(on(g, dy), on(g, a), on(g, b), approx, on(g, a), on(g, b),
+                                                           nullptr);
+                });
+                CHECK(same(*a, rtol_for(d), atol_for(d), what + " da"));
+                CHECK(same(*b, rtol_for(d), atol_for(d), what + " db"));
+            }
+}
+
+TEST_CASE("cuda ops: axpy matches the CPU", "[cuda][ops]") {
+    if (!cuda_or_skip()) return;
+    uint64_t seed = 400;
+    for (opkit_dtype d : kFloats)
+        for (const RowCase& c : row_cases()) {
+            const std::string what = label("axpy", d, c);
+            INFO(what);
+            TP x = make(d, c.shape), y = make(d, c.shape, c.layout);
+            x->random(-1, 1, seed++);
+            y->random(-1, 1, seed++);
+            x->upload();
+            y->upload();
+            both([&](bool g) { return opkit_axpy(0.75f, on(g, x), on(g, y), nullptr); });
+            CHECK(same(*y, rtol_for(d), atol_for(d), what));
+        }
+}
+
+TEST_CASE("cuda ops: rope forward and backward match the CPU", "[cuda][ops]") {
+    if (!cuda_or_skip()) return;
+    uint64_t seed = 500;
+    struct RopeCase {
+        int64_t B, T, H, D;
+        bool batched_angles, bhtd, in_place;
+        int64_t offset;
+    };
+    const RopeCase cases[] = {
+        {1, 1, 1, 2, false, false, false, 0},  {2, 3, 4, 6, false, false, false, 0},
+        {2, 5, 3, 128, false, true, false, 0}, {2, 7, 2, 64, true, false, true, 0},
+        {1, 4, 3, 130, true, true, false, 1},  {3, 17, 8, 16, false, false, true, 1},
+    };
+    for (opkit_dtype d : kFloats)
+        for (const RopeCase& c : cases) {
+            const std::string what = std::string("rope ") + dtype_name(d) + " " +
+                                     shape_str({c.B, c.T, c.H, c.D}) + (c.batched_angles ? " [B,T,D] angles" : "") +
+                                     (c.bhtd ? " [B,H,T,D] storage" : "") + (c.in_place ? " in place" : "") +
+                                     (c.offset ? " misaligned" : "");
+            INFO(what);
+            Layout xl{c.bhtd ? std::vector<int>{0, 2, 1, 3} : std::vector<int>{}, 0, c.offset};
+            TP x = make(d, {c.B, c.T, c.H, c.D}, xl), y = make(d, {c.B, c.T, c.H, c.D}, xl);
+            std::vector<int64_t> ashape = c.batched_angles ? std::vector<int64_t>{c.B, c.T, c.D}
+                                                           : std::vector<int64_t>{c.T, c.D};
+            TP cs = make(d, ashape), sn = make(d, ashape);
+            x->random(-2, 2, seed++);
+            cs->random(-1, 1, seed++);
+            sn->random(-1, 1, seed++);
+            y->poison();
+            for (Tensor* t : {x.get(), y.get(), cs.get(), sn.get()}) t->upload();
+            Tensor& out = c.in_place ? *x : *y;
+            both([&](bool g) { return opkit_rope_forward(on(g, x), on(g, cs), on(g, sn), on(g, out), nullptr); });
+            CHECK(same(out, rtol_for(d), atol_for(d), what + " y"));
+            TP dy = make(d, {c.B, c.T, c.H, c.D}, xl), dx = make(d, {c.B, c.T, c.H, c.D});
+            dy->random(-1, 1, seed++);
+            dx->poison();
+            dy->upload();
+            dx->upload();
+            Tensor& grad = c.in_place ? *dy : *dx;
+            both([&](bool g) { return opkit_rope_backward(on(g, dy), on(g, cs), on(g, sn), on(g, grad), nullptr); });
+            CHECK(same(grad, rtol_for(d), atol_for(d), what + " dx"));
+        }
+}
+
+TEST_CASE("cuda ops: cross_entropy forward and backward match the CPU", "[cuda][ops]") {
+    if (!cuda_or_skip()) return;
+    uint64_t seed = 600;
+    const int64_t kIgnore = -100;
+    struct CeShape {
+        int64_t rows, V;
+        Layout layout;
+    };
+    const CeShape shapes[] = {{1, 1, {}}, {3, 3, {}}, {7, 127, {}}, {130, 127, {}}, {5, 4097, {}},
+                              {9, 300, {{}, 5, 1}}, {4, 1024, {{}, 0, 1}}};
+    for (opkit_dtype d : kFloats)
+        for (const CeShape& sh : shapes)
+            for (int reduction : {OPKIT_REDUCTION_NONE, OPKIT_REDUCTION_MEAN, OPKIT_REDUCTION_SUM})
+                for (float smoothing : {0.0f, 0.1f})
+                    for (int variant = 0; variant < 2; ++variant) {  // 0: separate dlogits, int64; 1: in place, int32
+                        const std::string what = std::string("cross_entropy ") + dtype_name(d) + " " +
+                                                 shape_str({sh.rows, sh.V}) + " reduction " +
+                                                 std::to_string(reduction) + " smoothing " +
+                                                 std::to_string(smoothing) + " variant " + std::to_string(variant);
+                        INFO(what);
+                        TP logits = make(d, {sh.rows, sh.V}, sh.layout), grad = make(d, {sh.rows, sh.V}, sh.layout);
+                        TP target = make(variant ? i32() : i64(), {sh.rows});
+                        TP loss = reduction == OPKIT_REDUCTION_NONE ? make(f32(), {sh.rows}) : make(f32(), {});
+                        TP lse = make(f32(), {sh.rows});
+                        logits->random(-5, 5, seed++);
+                        target->random_ints(0, sh.V - 1, seed++);
+                        if (sh.rows > 2) target->set(1, double(kIgnore));  // one ignored row
+                        grad->poison();
+                        loss->poison();
+                        lse->poison();
+                        for (Tensor* t : {logits.get(), grad.get(), target.get(), loss.get(), lse.get()}) t->upload();
+                        Tensor& dl = variant ? *logits : *grad;
+                        both([&](bool g) {
+                            return opkit_cross_entropy_forward(on(g, logits), on(g, target), kIgnore, smoothing,
+                                                               reduction, on(g, loss), on(g, lse), on(g, dl), nullptr);
+                        });
+                        CHECK(same(*loss, 1e-4, 1e-5, what + " loss", 1.0));
+                        CHECK(same(*lse, 1e-5, 1e-6, what + " lse"));
+                        CHECK(same(dl, rtol_for(d), atol_for(d), what + " dlogits", 1.0));
+
+                        // Backward, with and without the saved lse.
+                        if (variant) continue;
+                        TP dloss = reduction == OPKIT_REDUCTION_NONE ? make(f32(), {sh.rows}) : make(f32(), {});
+                        dloss->random(0.5f, 2.0f, seed++);
+                        dloss->upload();
+                        for (int with_lse = 0; with_lse < 2; ++with_lse) {
+                            TP dlog = make(d, {sh.rows, sh.V}, sh.layout);
+                            dlog->poison();
+                            dlog->upload();
+                            lse->upload();
+                            both([&](bool g) {
+                                return opkit_cross_entropy_backward(on(g, dloss), on(g, logits), on(g, target),
+                                                                    with_lse ? on(g, lse) : nullptr, kIgnore,
+                                                                    smoothing, reduction, on(g, dlog), nullptr);
+                            });
+                            CHECK(same(*dlog, rtol_for(d), atol_for(d),
+                                       what + " backward dlogits lse " + std::to_string(with_lse), 1.0));
+                        }
+                    }
+}
+
+TEST_CASE("cuda ops: cross_entropy with every row ignored", "[cuda][ops]") {
+    if (!cuda_or_skip()) return;
+    for (int reduction : {OPKIT_REDUCTION_MEAN, OPKIT_REDUCTION_SUM, OPKIT_REDUCTION_NONE}) {
+        INFO("reduction " << reduction);
+        TP logits = make(bf16(), {6, 50}), grad = make(bf16(), {6, 50}), target = make(i64(), {6});
+        TP loss = reduction == OPKIT_REDUCTION_NONE ? make(f32(), {6}) : make(f32(), {});
+        logits->random(-3, 3, 7);
+        for (int64_t r = 0; r < 6; ++r) target->set(r, -100.0);
+        grad->poison();
+        loss->poison();
+        for (Tensor* t : {logits.get(), grad.get(), target.get(), loss.get()}) t->upload();
+        both([&](bool g) {
+            return opkit_cross_entropy_forward(on(g, logits), on(g, target), -100, 0.0f, reduction, on(g, loss),
+                                               nullptr, on(g, grad), nullptr);
+        });
+        CHECK(same(*loss, 0, 0, "loss"));  // MEAN: NaN (0/0) on both sides; SUM/NONE: 0
+        CHECK(same(*grad, 0, 0, "dlogits"));
+        const std::vector<uint8_t> l = loss->download();
+        if (reduction == OPKIT_REDUCTION_MEAN) CHECK(std::isnan(loss->value_in(l, 0)));
+        if (reduction == OPKIT_REDUCTION_SUM) CHECK(loss->value_in(l, 0) == 0.0);
+    }
+}
+
+TEST_CASE("cuda ops: a target out of range is never dereferenced: NaN loss and gradient row",
+          "[cuda][ops]") {
+    if (!cuda_or_skip()) return;
+    // The CPU rejects such a target (INVALID_ARGUMENT); the device cannot check before
+    // launching without a synchronization, so it marks the row instead (docs/cuda-vendor.md).
+    TP logits = make(f32(), {4, 10}), grad = make(f32(), {4, 10}), target = make(i32(), {4});
+    TP loss = make(f32(), {4});
+    logits->random(-1, 1, 9);
+    const double t[4] = {3, 10, -5, 2};  // rows 1 and 2 out of range
+    for (int r = 0; r < 4; ++r) target->set(r, t[r]);
+    for (Tensor* x : {logits.get(), grad.get(), target.get(), loss.get()}) x->upload();
+    REQUIRE_OK(opkit_cross_entropy_forward(logits->gpu(), target->gpu(), -100, 0.0f, OPKIT_REDUCTION_NONE,
+                                           loss->gpu(), nullptr, grad->gpu(), nullptr));
+    const std::vector<uint8_t> l = loss->download(), g = grad->download();
+    CHECK(std::isfinite(loss->value_in(l, 0)));
+    CHECK(std::isnan(loss->value_in(l, 1)));
+    CHECK(std::isnan(loss->value_in(l, 2)));
+    CHECK(std::isfinite(loss->value_in(l, 3)));
+    for (int64_t j = 0; j < 10; ++j) {
+        CHECK(std::isnan(grad->value_in(g, 10 + j)));
+        CHECK(std::isfinite(grad->value_in(g, j)));
+    }
+    REQUIRE(opkit_cross_entropy_forward(logits->cpu(), target->cpu(), -100, 0.0f, OPKIT_REDUCTION_NONE,
+                                        loss->cpu(), nullptr, grad->cpu(), nullptr) == OPKIT_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("cuda ops: embedding forward and backward match the CPU", "[cuda][ops]") {
+    if (!cuda_or_skip()) return;
+    uint64_t seed = 700;
+    for (opkit_dtype d : kFloats)
+        for (int64_t D : {1, 3, 127, 4097})
+            for (int variant = 0; variant < 3; ++variant) {  // 0: int64 ids, 1: int32 ids + padding, 2: strided
+                const int64_t V = 37;
+                const std::string what = std::string("embedding ") + dtype_name(d) + " D " + std::to_string(D) +
+                                         " variant " + std::to_string(variant);
+                INFO(what);
+                Layout wl = variant == 2 ? Layout{{}, 5, 1} : Layout{};
+                TP w = make(d, {V, D}, wl);
+                TP ids = make(variant == 1 ? i32() : i64(), {3, 5}, variant == 2 ? Layout{{}, 2, 1} : Layout{});
+                TP y = make(d, {3, 5, D}, variant == 2 ? Layout{{1, 0, 2}, 2, 0} : Layout{});
+                w->random(-1, 1, seed++);
+                ids->random_ints(0, V - 1, seed++);
+                ids->set(4, ids->host_value(0));  // repeated ids accumulate
+                ids->set(9, ids->host_value(0));
+                y->poison();
+                for (Tensor* t : {w.get(), ids.get(), y.get()}) t->upload();
+                both([&](bool g) { return opkit_embedding_forward(on(g, w), on(g, ids), on(g, y), nullptr); });
+                CHECK(same(*y, 0, 0, what + " y"));  // a copy: exact
+
+                TP dy = make(d, {3, 5, D}, variant == 2 ? Layout{{1, 0, 2}, 2, 0} : Layout{});
+                TP dw = make(d, {V, D}, wl);
+                dy->random(-1, 1, seed++);
+                dw->poison();
+                dy->upload();
+                dw->upload();
+                const int64_t padding = variant == 1 ? int64_t(ids->host_value(0)) : -1;
+                both([&](bool g) {
+                    return opkit_embedding_backward(on(g, dy), on(g, ids), padding, on(g, dw), nullptr);
+                });
+                CHECK(same(*dw, rtol_for(d), atol_for(d), what + " dweight"));
+            }
+}
+
+TEST_CASE("cuda ops: an embedding id out of range gives a NaN row and no out-of-bounds read",
+          "[cuda][ops]") {
+    if (!cuda_or_skip()) return;
+    TP w = make(bf16(), {8, 16}), ids = make(i64(), {4}), y = make(bf16(), {4, 16});
+    w->random(-1, 1, 11);
+    const double id[4] = {1, 8, -1, 7};
+    for (int i = 0; i < 4; ++i) ids->set(i, id[i]);
+    for (Tensor* t : {w.get(), ids.get(), y.get()}) t->upload();
+    REQUIRE_OK(opkit_embedding_forward(w->gpu(), ids->gpu(), y->gpu(), nullptr));
+    const std::vector<uint8_t> g = y->download();
+    for (int64_t j = 0; j < 16; ++j) {
+        CHECK(y->value_in(g, j) == w->host_value(16 + j));
+        CHECK(std::isnan(y->value_in(g, 16 + j)));
+        CHECK(std::isnan(y->value_in(g, 32 + j)));
+        CHECK(y->value_in(g, 48 + j) == w->host_value(7 * 16 + j));
+    }
+}

@@ -1,0 +1,144 @@
+// rms_norm and layer_norm, forward and backward: argument views, launch shape, and for
+// the backward the dweight/dbias partials (per row group) summed by opk_column_sum.
+#include "ops_common.h"
+
+namespace {
+
+using namespace opkit_cuda;
+
+const char* const kRmsFwd[3][3] = OPK_ROW_NAMES("opk_rms_fwd");
+const char* const kRmsBwd[3][3] = OPK_ROW_NAMES("opk_rms_bwd");
+const char* const kLnFwd[3][3] = OPK_ROW_NAMES("opk_ln_fwd");
+const char* const kLnBwd[3][3] = OPK_ROW_NAMES("opk_ln_bwd");
+const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
+
+opkit_status check_all(const char* op, std::initializer_list<std::pair<const char*, const opkit_tensor*>> ts) {
+    for (const auto& [name, t] : ts) OPKIT_CUDA_TRY(check_element_aligned(op, name, t));
+    return OPKIT_OK;
+}
+
+opkit_status forward(const char* op, bool layer, const opkit_tensor* x, const opkit_tensor* weight,
+                     const opkit_tensor* bias, float eps, float weight_offset, opkit_tensor* y,
+                     opkit_tensor* mean, opkit_tensor* rstd, opkit_stream stream) {
+    int type;
+    OPKIT_CUDA_TRY(need_float(op, x, &type));
+    OPKIT_CUDA_TRY(check_all(op, {{"x", x}, {"weight", weight}, {"bias", bias}, {"y", y}, {"mean", mean}, {"rstd", rstd}}));
+    const int64_t rows = rows_of(x), n = inner_of(x);
+    if (rows == 0) return OPKIT_OK;
+    DeviceScope scope;
+    OPKIT_CUDA_TRY(scope.enter(x->device.device_id));
+    Device& d = scope.dev();
+    opk::NormArgs a{};
+    a.x = rows_view(x, x->ndim - 1);
+    a.y = rows_view(y, y->ndim - 1);
+    a.weight = weight ? base_of(weight) : nullptr;
+    a.bias = bias ? base_of(bias) : nullptr;
+    a.weight_vec = weight && aligned16(a.weight);
+    a.bias_vec = bias && aligned16(a.bias);
+    a.mean = strided_view(mean);
+    a.rstd = strided_view(rstd);
+    a.rows = rows;
+    a.n = n;
+    a.eps = eps;
+    a.weight_offset = weight_offset;
+    const RowPlan p = plan_rows(d, rows, n, element_size(x), opk::kRowConfigs, 0);
+    const char* name = layer ? kLnFwd[type][p.config] : kRmsFwd[type][p.config];
+    return launch(d, Module::norms, name, p.grid, p.block, as_stream(stream), a);
+}
+
+// dweight / dbias are [n] and contiguous (innermost stride 1, one dimension).
+opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const opkit_tensor* x,
+                      const opkit_tensor* weight, const opkit_tensor* mean, const opkit_tensor* rstd,
+                      float weight_offset, opkit_tensor* dx, opkit_tensor* dweight, opkit_tensor* dbias,
+                      opkit_stream stream) {
+    int type;
+    OPKIT_CUDA_TRY(need_float(op, x, &type));
+    OPKIT_CUDA_TRY(check_all(op, {{"dy", dy}, {"x", x}, {"weight", weight}, {"mean", mean}, {"rstd", rstd},
+                                  {"dx", dx}, {"dweight", dweight}, {"dbias", dbias}}));
+    const int64_t rows = rows_of(x), n = inner_of(x);
+    const int arrays = (dweight ? 1 : 0) + (dbias ? 1 : 0);
+    if (n == 0 || (rows == 0 && arrays == 0)) return OPKIT_OK;
+    DeviceScope scope;
+    OPKIT_CUDA_TRY(scope.enter(x->device.device_id));
+    Device& d = scope.dev();
+    const CUstream s = as_stream(stream);
+    const size_t es = element_size(x);
+    if (rows == 0) {  // no rows: the sums over rows are zero
+        for (opkit_tensor* t : {dweight, dbias})
+            if (t) OPKIT_CU_TRY(drv().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(base_of(t)), 0, size_t(n) * es, s));
+        return OPKIT_OK;
+    }
+    const RowPlan p = plan_rows(d, rows, n, es, opk::kRowConfigsBwd, arrays);
+    Scratch scratch(d, s);
+    float* partial = nullptr;
+    if (arrays) {
+        // Layout the kernels expect: [groups][n] dweight partials, then [groups][n] dbias.
+        const size_t bytes = size_t(p.groups) * size_t(n) * sizeof(float) * (layer ? 2 : 1);
+        void* mem = nullptr;
+        OPKIT_CUDA_TRY(scratch.alloc(bytes, &mem));
+        partial = static_cast<float*>(mem);
+    }
+    opk::NormArgs a{};
+    a.x = rows_view(x, x->ndim - 1);
+    a.dy = rows_view(dy, dy->ndim - 1);
+    a.dx = rows_view(dx, dx->ndim - 1);
+    a.weight = weight ? base_of(weight) : nullptr;
+    a.weight_vec = weight && aligned16(a.weight);
+    a.mean = strided_view(mean);
+    a.rstd = strided_view(rstd);
+    a.partial = partial;
+    a.rows = rows;
+    a.n = n;
+    a.weight_offset = weight_offset;
+    a.want_dweight = dweight != nullptr;
+    a.want_dbias = dbias != nullptr;
+    const char* name = layer ? kLnBwd[type][p.config] : kRmsBwd[type][p.config];
+    OPKIT_CUDA_TRY(launch(d, Module::norms, name, p.grid, p.block, s, a));
+    const size_t col_grid = std::min<size_t>(ceil_div(size_t(n), 256), size_t(d.sm_count) * 8);
+    if (dweight) {
+        const opk::ColumnSumArgs c{partial, p.groups, n, base_of(dweight)};
+        OPKIT_CUDA_TRY(launch(d, Module::norms, kColumnSum[type], col_grid, 256, s, c));
+    }
+    if (dbias) {
+        const opk::ColumnSumArgs c{partial + size_t(p.groups) * size_t(n), p.groups, n, base_of(dbias)};
+        OPKIT_CUDA_TRY(launch(d, Module::norms, kColumnSum[type], col_grid, 256, s, c));
+    }
+    return OPKIT_OK;
+}
+
+}  // namespace
+
+extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_rms_norm_forward(
+    const opkit_tensor* x, const opkit_tensor* weight, float eps, float weight_offset, opkit_tensor* y,
+    opkit_tensor* rstd, opkit_stream stream) {
+    return guarded("rms_norm_forward", [&] {
+        return forward("rms_norm_forward", false, x, weight, nullptr, eps, weight_offset, y, nullptr, rstd, stream);
+    });
+}
+
+extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_rms_norm_backward(
+    const opkit_tensor* dy, const opkit_tensor* x, const opkit_tensor* weight, const opkit_tensor* rstd,
+    float weight_offset, opkit_tensor* dx, opkit_tensor* dweight, opkit_stream stream) {
+    return guarded("rms_norm_backward", [&] {
+        return backward("rms_norm_backward", false, dy, x, weight, nullptr, rstd, weight_offset, dx, dweight,
+                        nullptr, stream);
+    });
+}
+
+extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_layer_norm_forward(
+    const opkit_tensor* x, const opkit_tensor* weight, const opkit_tensor* bias, float eps, opkit_tensor* y,
+    opkit_tensor* mean, opkit_tensor* rstd, opkit_stream stream) {
+    return guarded("layer_norm_forward", [&] {
+        return forward("layer_norm_forward", true, x, weight, bias, eps, 0.0f, y, mean, rstd, stream);
+    });
+}
+
+extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_layer_norm_backward(
+    const opkit_tensor* dy, const opkit_tensor* x, const opkit_tensor* weight, const opkit_tensor* mean,
+    const opkit_tensor* rstd, opkit_tensor* dx, opkit_tensor* dweight, opkit_tensor* dbias,
+    opkit_stream stream) {
+    return guarded("layer_norm_backward", [&] {
+        return backward("layer_norm_backward", true, dy, x, weight, mean, rstd, 0.0f, dx, dweight, dbias,
+                        stream);
+    });
+}

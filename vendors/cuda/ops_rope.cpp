@@ -1,0 +1,64 @@
+// rope forward and backward on x [B,T,H,D] (any strides; innermost 1) with cos/sin
+// [T,D] or [B,T,D].
+#include "ops_common.h"
+
+namespace {
+
+using namespace opkit_cuda;
+
+const char* const kRope[3] = OPK_DTYPE_NAMES("opk_rope");
+
+opkit_status run(const char* op, bool backward, const opkit_tensor* x, const opkit_tensor* cos,
+                 const opkit_tensor* sin, opkit_tensor* y, opkit_stream stream) {
+    int type;
+    OPKIT_CUDA_TRY(need_float(op, x, &type));
+    for (const opkit_tensor* t : {x, cos, sin, static_cast<const opkit_tensor*>(y)})
+        OPKIT_CUDA_TRY(check_element_aligned(op, t == x ? (backward ? "dy" : "x") : t == y ? (backward ? "dx" : "y") : t == cos ? "cos" : "sin", t));
+    if (numel(x) == 0) return OPKIT_OK;
+    DeviceScope scope;
+    OPKIT_CUDA_TRY(scope.enter(x->device.device_id));
+    Device& d = scope.dev();
+    opk::RopeArgs a{};
+    a.x = base_of(x);
+    a.y = base_of(y);
+    a.cos = base_of(cos);
+    a.sin = base_of(sin);
+    a.B = x->shape[0];
+    a.T = x->shape[1];
+    a.H = x->shape[2];
+    a.D = x->shape[3];
+    for (int i = 0; i < 3; ++i) {
+        a.xs[i] = stride_of(x, i);
+        a.ys[i] = stride_of(y, i);
+    }
+    const bool batched = cos->ndim == 3;
+    a.cs[0] = batched ? stride_of(cos, 0) : 0;
+    a.cs[1] = stride_of(cos, batched ? 1 : 0);
+    a.ss[0] = batched ? stride_of(sin, 0) : 0;
+    a.ss[1] = stride_of(sin, batched ? 1 : 0);
+    // 16-byte packs need every row start and the second half's start aligned.
+    const int64_t es = int64_t(element_size(x));
+    bool vec = (a.D / 2 * es) % 16 == 0;
+    for (const void* p : {a.x, static_cast<const void*>(a.y), a.cos, a.sin}) vec = vec && aligned16(p);
+    for (int i = 0; i < 3; ++i) vec = vec && (a.xs[i] * es) % 16 == 0 && (a.ys[i] * es) % 16 == 0;
+    for (int i = 0; i < 2; ++i) vec = vec && (a.cs[i] * es) % 16 == 0 && (a.ss[i] * es) % 16 == 0;
+    a.vec = vec;
+    a.backward = backward;
+    const size_t positions = size_t(a.B * a.T);
+    const size_t grid = std::min<size_t>(positions, size_t(d.sm_count) * 64);
+    return launch(d, Module::rope, kRope[type], grid, 256, as_stream(stream), a);
+}
+
+}  // namespace
+
+extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_rope_forward(const opkit_tensor* x, const opkit_tensor* cos,
+                                                                      const opkit_tensor* sin, opkit_tensor* y,
+                                                                      opkit_stream stream) {
+    return guarded("rope_forward", [&] { return run("rope_forward", false, x, cos, sin, y, stream); });
+}
+
+extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_rope_backward(const opkit_tensor* dy, const opkit_tensor* cos,
+                                                                       const opkit_tensor* sin, opkit_tensor* dx,
+                                                                       opkit_stream stream) {
+    return guarded("rope_backward", [&] { return run("rope_backward", true, dy, cos, sin, dx, stream); });
+}

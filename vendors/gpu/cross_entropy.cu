@@ -1,0 +1,239 @@
+// Cross-entropy over logits [rows, V] with ignore_index, label smoothing and the three
+// reductions. The forward reads each row once when it fits the group's registers (twice
+// when it streams), computes lse with the online softmax, and can write the gradient for
+// an upstream gradient of 1 over the logits in place.
+//
+// A target outside [0, V) that is not ignore_index is never dereferenced: that row's loss
+// is NaN and its gradient row is NaN (documented in docs/cuda-vendor.md), so the mistake
+// shows up in the training loss instead of as a silent wrong answer.
+#include "rows.cuh"
+
+namespace opk {
+namespace {
+
+enum RowKind { kValid, kIgnored, kBad };
+
+OPK_DEV RowKind row_kind(int64_t t, int64_t ignore_index, int64_t V) {
+    if (t == ignore_index) return kIgnored;
+    return t < 0 || t >= V ? kBad : kValid;
+}
+
+// Fills a gradient row with one value (0 for ignored rows, NaN for bad targets).
+template <typename T, int G>
+OPK_DEV void fill_row(T* row, int64_t n, bool vec, float value, int lane) {
+    constexpr int P = Pack<T>::n;
+    const int64_t packs = (n + P - 1) / P;
+    float v[P];
+#pragma unroll
+    for (int k = 0; k < P; ++k) v[k] = value;
+    for (int64_t c = lane; c < packs; c += G) store_pack<T, P>(row, c, n, vec, v);
+}
+
+// The gradient of one pack: (softmax - smooth) * scale, minus (1 - eps) * scale at t.
+template <int P>
+OPK_DEV void grad_pack(float (&v)[P], int64_t c, float lse, int64_t t, float smooth, float hit,
+                       float scale) {
+#pragma unroll
+    for (int k = 0; k < P; ++k) {
+        v[k] = (exp_shifted(v[k], lse) - smooth) * scale;
+        if (c * P + k == t) v[k] -= hit * scale;
+    }
+}
+
+// Row statistics: max m, sum of exp(x - m) s and sum of x (for label smoothing). Cached
+// rows stay in v; streamed rows are folded with the online recurrence.
+template <typename T, int G, int C>
+OPK_DEV void row_stats(const T* xr, int64_t V, bool vec, bool cached, float (&v)[C][Pack<T>::n],
+                       int lane, float* smem, float& m, float& s, float& sx) {
+    constexpr int P = Pack<T>::n;
+    const int64_t packs = (V + P - 1) / P;
+    m = -INFINITY;
+    float sums[2] = {0.0f, 0.0f};
+    if (cached) {
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            const int64_t c = int64_t(i) * G + lane;
+            if (c < packs) {
+                load_pack<T, P>(xr, c, V, vec, v[i], -INFINITY);
+#pragma unroll
+                for (int k = 0; k < P; ++k) m = fmaxf(m, v[i][k]);
+            }
+        }
+        m = group_max<G>(m, smem);
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            const int64_t c = int64_t(i) * G + lane;
+            if (c < packs)
+#pragma unroll
+                for (int k = 0; k < P; ++k) {
+                    sums[0] += exp_shifted(v[i][k], m);
+                    if (c * P + k < V) sums[1] += v[i][k];
+                }
+        }
+        group_sum<G, 2>(sums, smem);
+        s = sums[0];
+    } else {
+        float ts = 0.0f;
+        for (int64_t c = lane; c < packs; c += G) {
+            float t[P];
+            load_pack<T, P>(xr, c, V, vec, t, -INFINITY);
+            online_add<P>(m, ts, t);
+#pragma unroll
+            for (int k = 0; k < P; ++k)
+                if (c * P + k < V) sums[1] += t[k];
+        }
+        group_online<G>(m, ts, smem);
+        s = ts;
+        sums[1] = group_sum1<G>(sums[1], smem);
+    }
+    sx = sums[1];
+}
+
+template <typename T, int G, int C>
+OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
+    constexpr int P = Pack<T>::n;
+    __shared__ float smem[kReduceSlots];
+    const RowGroup<G> g;
+    const int64_t V = a.V, packs = (V + P - 1) / P;
+    const bool cached = packs <= int64_t(G) * C;
+    const float eps = a.label_smoothing, smooth = eps / float(V), hit = 1.0f - eps;
+    float scale = 1.0f;
+    if (a.valid_rows) scale = *a.valid_rows ? 1.0f / float(*a.valid_rows) : 0.0f;
+    for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
+        const int64_t t = load_index(a.target, r, a.target64);
+        const RowKind kind = row_kind(t, a.ignore_index, V);
+        T* gr = a.grad.data ? row_ptr<T>(a.grad, r) : nullptr;
+        const float row_loss = kind == kIgnored ? 0.0f : NAN;
+        if (kind != kValid && !a.lse.data) {  // nothing of the row is needed
+            if (gr) fill_row<T, G>(gr, V, a.grad.vec, kind == kIgnored ? 0.0f : NAN, g.lane);
+            if (g.lane == 0 && a.loss.data) strided_set<float>(a.loss, r, row_loss);
+            continue;
+        }
+        const T* xr = row_ptr<const T>(a.logits, r);
+        // Read before anything is written: the gradient may overwrite the logits.
+        const float xt = kind == kValid && g.lane == 0 ? to_f32(xr[t]) : 0.0f;
+        float v[C][P];
+        float m, s, sx;
+        row_stats<T, G, C>(xr, V, a.logits.vec, cached, v, g.lane, smem, m, s, sx);
+        const float lse = m + logf(s);
+        if (g.lane == 0) {
+            if (a.lse.data) strided_set<float>(a.lse, r, lse);
+            if (a.loss.data)
+                strided_set<float>(a.loss, r,
+                                   kind == kValid ? lse - hit * xt - (eps > 0.0f ? smooth * sx : 0.0f)
+                                                  : row_loss);
+        }
+        if (!gr) continue;
+        if (kind != kValid) {
+            fill_row<T, G>(gr, V, a.grad.vec, kind == kIgnored ? 0.0f : NAN, g.lane);
+            continue;
+        }
+        if (cached) {
+#pragma unroll
+            for (int i = 0; i < C; ++i) {
+                const int64_t c = int64_t(i) * G + g.lane;
+                if (c < packs) {
+                    grad_pack<P>(v[i], c, lse, t, smooth, hit, scale);
+                    store_pack<T, P>(gr, c, V, a.grad.vec, v[i]);
+                }
+            }
+        } else {
+            for (int64_t c = g.lane; c < packs; c += G) {
+                float u[P];
+                load_pack<T, P>(xr, c, V, a.logits.vec, u, -INFINITY);
+                grad_pack<P>(u, c, lse, t, smooth, hit, scale);
+                store_pack<T, P>(gr, c, V, a.grad.vec, u);
+            }
+        }
+    }
+}
+
+// dlogits = (softmax(x) - (1-eps) onehot(t) - eps/V) * scale * dloss. With lse given the
+// row is read once; without it the statistics are recomputed first.
+template <typename T, int G, int C>
+OPK_DEV void ce_backward(const CrossEntropyArgs& a) {
+    constexpr int P = Pack<T>::n;
+    __shared__ float smem[kReduceSlots];
+    const RowGroup<G> g;
+    const int64_t V = a.V, packs = (V + P - 1) / P;
+    const bool cached = !a.lse.data && packs <= int64_t(G) * C;
+    const float eps = a.label_smoothing, smooth = eps / float(V), hit = 1.0f - eps;
+    float scale = 1.0f;
+    if (a.valid_rows) scale = *a.valid_rows ? 1.0f / float(*a.valid_rows) : 0.0f;
+    const float upstream = a.dloss_per_row ? 0.0f : strided_get<float>(a.dloss, 0);
+    for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
+        const int64_t t = load_index(a.target, r, a.target64);
+        const RowKind kind = row_kind(t, a.ignore_index, V);
+        T* gr = row_ptr<T>(a.grad, r);
+        if (kind != kValid) {
+            fill_row<T, G>(gr, V, a.grad.vec, kind == kIgnored ? 0.0f : NAN, g.lane);
+            continue;
+        }
+        const T* xr = row_ptr<const T>(a.logits, r);
+        const float sc = scale * (a.dloss_per_row ? strided_get<float>(a.dloss, r) : upstream);
+        float v[C][P];
+        float lse;
+        if (a.lse.data) {
+            lse = strided_get<float>(a.lse, r);
+        } else {
+            float m, s, sx;
+            row_stats<T, G, C>(xr, V, a.logits.vec, cached, v, g.lane, smem, m, s, sx);
+            lse = m + logf(s);
+        }
+        if (cached) {
+#pragma unroll
+            for (int i = 0; i < C; ++i) {
+                const int64_t c = int64_t(i) * G + g.lane;
+                if (c < packs) {
+                    grad_pack<P>(v[i], c, lse, t, smooth, hit, sc);
+                    store_pack<T, P>(gr, c, V, a.grad.vec, v[i]);
+                }
+            }
+        } else {
+            for (int64_t c = g.lane; c < packs; c += G) {
+                float u[P];
+                load_pack<T, P>(xr, c, V, a.logits.vec, u, -INFINITY);
+                grad_pack<P>(u, c, lse, t, smooth, hit, sc);
+                store_pack<T, P>(gr, c, V, a.grad.vec, u);
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace opk
+
+using namespace opk;
+
+OPK_ROW_KERNELS(opk_ce_fwd, CrossEntropyArgs, ce_forward, kRowConfigs)
+OPK_ROW_KERNELS(opk_ce_bwd, CrossEntropyArgs, ce_backward, kRowConfigs)
+
+// Non-ignored targets (bad ones included: they make the loss NaN either way). Integer
+// atomics, so the count is exact and order-independent.
+OPK_KERNEL(opk_ce_count_valid, 256)(const CountValidArgs a) {
+    unsigned long long mine = 0;
+    for (int64_t r = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < a.rows;
+         r += int64_t(gridDim.x) * blockDim.x)
+        mine += load_index(a.target, r, a.target64) != a.ignore_index;
+    for (int m = OPK_WARP_SIZE / 2; m > 0; m >>= 1) mine += OPK_SHFL_XOR(mine, m, OPK_WARP_SIZE);
+    if (threadIdx.x % OPK_WARP_SIZE == 0 && mine) atomicAdd(a.count, mine);
+}
+
+// One block sums the per-row losses in double, in a fixed order (deterministic, and as
+// exact as the CPU reference's double accumulator).
+OPK_KERNEL(opk_ce_loss_sum, 1024)(const LossSumArgs a) {
+    __shared__ double part[1024];
+    double s = 0.0;
+    for (int64_t i = threadIdx.x; i < a.count; i += blockDim.x) s += double(a.values[i]);
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w >>= 1) {
+        if (int(threadIdx.x) < w) part[threadIdx.x] += part[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        double total = part[0];
+        if (a.divisor) total = total / double(*a.divisor);  // 0 rows: 0/0 = NaN, like PyTorch
+        *a.out = float(total);
+    }
+}

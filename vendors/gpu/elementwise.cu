@@ -1,0 +1,124 @@
+// Element-wise ops: SwiGLU and GeGLU (forward, backward), axpy, and the beta scaling that
+// matmul needs when K = 0. One thread per 16-byte pack; tensors that are dense end to
+// end arrive as a single row, so the common case does no index division at all.
+#include "rows.cuh"
+
+namespace opk {
+namespace {
+
+// act(a) -> value and derivative, in fp32.
+struct Silu {
+    OPK_DEV static void eval(float a, float& v, float& d) {
+        const float s = 1.0f / (1.0f + expf(-a));
+        v = a * s;
+        d = s * (1.0f + a * (1.0f - s));
+    }
+};
+
+struct GeluErf {
+    OPK_DEV static void eval(float a, float& v, float& d) {
+        const float cdf = 0.5f * (1.0f + erff(a * 0.70710678118654752f));
+        v = a * cdf;
+        d = cdf + a * 0.39894228040143268f * expf(-0.5f * a * a);
+    }
+};
+
+struct GeluTanh {
+    OPK_DEV static void eval(float a, float& v, float& d) {
+        constexpr float kS = 0.79788456080286536f, kC = 0.044715f;
+        const float t = tanhf(kS * (a + kC * a * a * a));
+        v = 0.5f * a * (1.0f + t);
+        d = 0.5f * (1.0f + t) + 0.5f * a * (1.0f - t * t) * kS * (1.0f + 3.0f * kC * a * a);
+    }
+};
+
+// Ops: NIN inputs t[0..NIN), NOUT outputs t[NIN..NIN+NOUT).
+template <class Act>
+struct GatedForward {  // a, b -> y
+    static constexpr int nin = 2, nout = 1;
+    OPK_DEV static void apply(const float (&in)[2], float (&out)[1], float) {
+        float v, d;
+        Act::eval(in[0], v, d);
+        out[0] = v * in[1];
+    }
+};
+
+template <class Act>
+struct GatedBackward {  // dy, a, b -> da, db
+    static constexpr int nin = 3, nout = 2;
+    OPK_DEV static void apply(const float (&in)[3], float (&out)[2], float) {
+        float v, d;
+        Act::eval(in[1], v, d);
+        out[0] = in[0] * in[2] * d;
+        out[1] = in[0] * v;
+    }
+};
+
+struct Axpy {  // x, y -> y
+    static constexpr int nin = 2, nout = 1;
+    OPK_DEV static void apply(const float (&in)[2], float (&out)[1], float alpha) {
+        out[0] = in[1] + alpha * in[0];
+    }
+};
+
+struct Scale {  // c -> c * alpha
+    static constexpr int nin = 1, nout = 1;
+    OPK_DEV static void apply(const float (&in)[1], float (&out)[1], float alpha) {
+        out[0] = in[0] * alpha;
+    }
+};
+
+struct Zero {  // -> 0, reading nothing (beta == 0 must not read c: NaN there stays out)
+    static constexpr int nin = 0, nout = 1;
+    OPK_DEV static void apply(const float (&)[1], float (&out)[1], float) { out[0] = 0.0f; }
+};
+
+template <typename T, class Op>
+OPK_DEV void elementwise(const ElementwiseArgs& a) {
+    constexpr int P = Pack<T>::n, NI = Op::nin, NO = Op::nout;
+    constexpr int NIA = NI > 0 ? NI : 1;
+    const int64_t n = a.n, packs = (n + P - 1) / P, total = a.rows * packs;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+         i += int64_t(gridDim.x) * blockDim.x) {
+        int64_t r = 0, c = i;
+        if (a.rows != 1) {
+            r = i / packs;
+            c = i - r * packs;
+        }
+        float in[NIA][P];
+#pragma unroll
+        for (int j = 0; j < NI; ++j) load_pack<T, P>(row_ptr<const T>(a.t[j], r), c, n, a.t[j].vec, in[j]);
+        float out[NO][P];
+#pragma unroll
+        for (int k = 0; k < P; ++k) {
+            float x[NIA], y[NO];
+#pragma unroll
+            for (int j = 0; j < NI; ++j) x[j] = in[j][k];
+            Op::apply(x, y, a.alpha);
+#pragma unroll
+            for (int j = 0; j < NO; ++j) out[j][k] = y[j];
+        }
+#pragma unroll
+        for (int j = 0; j < NO; ++j) store_pack<T, P>(row_ptr<T>(a.t[NI + j], r), c, n, a.t[NI + j].vec, out[j]);
+    }
+}
+
+}  // namespace
+}  // namespace opk
+
+using namespace opk;
+
+#define OPK_EW_KERNELS(stem, Op)                                                                  \
+    OPK_KERNEL(stem##_f32, 256)(const ElementwiseArgs a) { elementwise<float, Op>(a); }           \
+    OPK_KERNEL(stem##_f16, 256)(const ElementwiseArgs a) { elementwise<opk_f16, Op>(a); }         \
+    OPK_KERNEL(stem##_bf16, 256)(const ElementwiseArgs a) { elementwise<opk_bf16, Op>(a); }
+
+OPK_EW_KERNELS(opk_swiglu_fwd, GatedForward<Silu>)
+OPK_EW_KERNELS(opk_swiglu_bwd, GatedBackward<Silu>)
+OPK_EW_KERNELS(opk_geglu_erf_fwd, GatedForward<GeluErf>)
+OPK_EW_KERNELS(opk_geglu_erf_bwd, GatedBackward<GeluErf>)
+OPK_EW_KERNELS(opk_geglu_tanh_fwd, GatedForward<GeluTanh>)
+OPK_EW_KERNELS(opk_geglu_tanh_bwd, GatedBackward<GeluTanh>)
+OPK_EW_KERNELS(opk_axpy, Axpy)
+OPK_EW_KERNELS(opk_scale, Scale)
+OPK_EW_KERNELS(opk_zero, Zero)

@@ -1,0 +1,164 @@
+// Plain-data argument blocks passed by value from the host wrappers to the kernels (one
+// struct per kernel family, launched through kernelParams). This header is compiled by
+// both the host compiler (g++) and the device compiler (nvcc / hipcc), so it holds only
+// fixed-width integers, floats and raw device pointers: the two sides must agree on the
+// layout byte for byte.
+#pragma once
+
+#include <stdint.h>
+
+namespace opk {
+
+// Enough for any opkit tensor (ndim <= 8), before collapsing.
+constexpr int kMaxDims = 8;
+
+// A tensor seen as rows: row r starts `offset(r)` elements after `data`, and its elements
+// are contiguous (opkit requires the innermost stride to be 1). The host collapses the
+// outer dimensions first, so the common cases are nd = 0 (one row) and nd = 1
+// (row r at r * stride[0]); the kernels only divide when nd > 1.
+struct RowsView {
+    void* data;                // element 0 of row 0 (byte_offset applied)
+    int64_t size[kMaxDims];    // outer sizes, outermost first (entries [0, nd))
+    int64_t stride[kMaxDims];  // outer strides in elements
+    int32_t nd;
+    int32_t vec;               // 1: every row start is 16-byte aligned (16-byte access ok)
+};
+
+// A strided 1-D vector of statistics, targets or losses; data NULL = absent.
+struct Strided {
+    void* data;
+    int64_t stride;  // elements
+};
+
+// Row-kernel shapes. "threads" threads share one row (a warp-sized group for short rows,
+// a whole block for long ones); each thread keeps `chunks` 16-byte packs of the row in
+// registers, so a row of up to threads * chunks * (16 / sizeof(T)) elements is read from
+// memory once. Longer rows take the streaming path (the row is read twice).
+struct RowConfig {
+    int threads;         // threads per row
+    int rows_per_block;  // rows a block works on at once
+    int chunks;          // 16-byte packs cached per thread
+};
+// Kernels that keep one row array (forward norms, softmax, cross-entropy). Rows are
+// spread so that each thread has all its packs in flight at once (4 x 16 bytes): an H100
+// needs ~20 KiB of loads in flight per SM to approach its copy bandwidth.
+constexpr RowConfig kRowConfigs[3] = {{32, 4, 4}, {128, 1, 4}, {512, 1, 4}};
+// Backward kernels keep two rows (x and dy, or dy and y) plus, for the norms, the
+// dweight/dbias accumulators: fewer cached packs keep them at 2+ blocks per SM (measured
+// on an H100: 4 packs meant 160-220 registers and one 256-thread block per SM), and the
+// widest shape caches little (its rows take the streaming path) to stay within 128.
+constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2}, {256, 1, 2}, {512, 1, 1}};
+
+// rms_norm / layer_norm, forward and backward.
+struct NormArgs {
+    RowsView x, y;    // forward: x -> y
+    RowsView dy, dx;  // backward: (dy, x) -> dx
+    const void* weight;  // [n] or NULL
+    const void* bias;    // [n] or NULL (layer_norm forward)
+    Strided mean, rstd;  // fp32 [rows]
+    float* partial;      // backward: [groups][n] dweight partials, then [groups][n] dbias
+    int64_t rows, n;
+    float eps;
+    float weight_offset;
+    int32_t weight_vec, bias_vec;  // 1: weight / bias 16-byte aligned
+    int32_t want_dweight, want_dbias;
+};
+
+// softmax forward (a = x -> out = y) and backward (a = dy, b = y -> out = dx).
+struct SoftmaxArgs {
+    RowsView a, b, out;
+    int64_t rows, n;
+};
+
+// cross-entropy forward and backward over logits [rows, V].
+struct CrossEntropyArgs {
+    RowsView logits;
+    RowsView grad;        // dlogits; data NULL = not wanted (forward)
+    Strided target;       // int32 or int64
+    Strided lse;          // forward: output (optional); backward: input (optional)
+    Strided loss;         // forward: per-row loss (output or scratch)
+    Strided dloss;        // backward: [] or [rows]
+    const unsigned long long* valid_rows;  // MEAN: count of non-ignored rows, else NULL
+    int64_t rows, V, ignore_index;
+    float label_smoothing;
+    int32_t target64;
+    int32_t dloss_per_row;
+};
+
+// Counts targets != ignore_index (MEAN needs it before any gradient is written).
+struct CountValidArgs {
+    Strided target;
+    int64_t rows, ignore_index;
+    unsigned long long* count;  // zeroed by the host
+    int32_t target64;
+};
+
+// Reduces per-row losses to one fp32 scalar: sum, or sum / *divisor (MEAN).
+struct LossSumArgs {
+    const float* values;
+    int64_t count;
+    const unsigned long long* divisor;  // NULL = plain sum
+    float* out;
+};
+
+// Sums partials [groups][n] over groups into out[n] (dweight / dbias), converted to T.
+struct ColumnSumArgs {
+    const float* partial;
+    int64_t groups, n;
+    void* out;
+};
+
+// Element-wise ops over up to five same-shape tensors (swiglu, geglu, axpy, scale).
+struct ElementwiseArgs {
+    RowsView t[5];  // inputs first, then outputs; see each op
+    int64_t rows, n;
+    float alpha;
+};
+
+// rope over x [B,T,H,D] with cos/sin [T,D] or [B,T,D].
+struct RopeArgs {
+    const void* x;
+    void* y;
+    const void* cos;
+    const void* sin;
+    int64_t B, T, H, D;
+    int64_t xs[3], ys[3];  // element strides of b, t, h (d is 1)
+    int64_t cs[2], ss[2];  // element strides of b (0 for [T,D]) and t
+    int32_t vec;           // 1: 16-byte packs on every row and on both halves
+    int32_t backward;
+};
+
+// embedding forward (weight rows gathered into y) and backward (dy rows added into acc).
+struct EmbeddingArgs {
+    const void* weight;   // forward: [V, D]
+    int64_t weight_stride;
+    int32_t weight_vec;
+    int32_t ids64;
+    RowsView ids;         // one "row" per id (the id tensor flattened)
+    RowsView rows;        // forward: y; backward: dy; [count, D]
+    float* acc;           // backward: fp32 accumulator rows
+    int64_t acc_stride;
+    int64_t count, V, D;
+    int64_t padding_idx;
+};
+
+// Converts fp32 rows into a tensor of type T (the embedding backward's last step).
+struct StoreRowsArgs {
+    const float* src;
+    int64_t src_stride;
+    RowsView dst;
+    int64_t rows, n;
+};
+
+}  // namespace opk
+
+// Kernel names: opk_<family>_<dtype>[_c<config>]. The device files paste them from these
+// stems and the host spells them through the same macros, so both sides agree.
+#define OPK_DTYPE_NAMES(stem) \
+    { stem "_f32", stem "_f16", stem "_bf16" }
+#define OPK_ROW_NAMES(stem)                                         \
+    {                                                               \
+        {stem "_f32_c0", stem "_f32_c1", stem "_f32_c2"},           \
+            {stem "_f16_c0", stem "_f16_c1", stem "_f16_c2"},       \
+            {stem "_bf16_c0", stem "_bf16_c1", stem "_bf16_c2"},    \
+    }

@@ -1,0 +1,195 @@
+// Device helpers shared by the kernel files: row addressing, 16-byte pack access with a
+// scalar fallback, and reductions over a group of threads that share one row.
+#pragma once
+
+#include "gpu_compat.h"
+#include "kernel_params.h"
+
+namespace opk {
+
+// Elements per 16-byte pack: 4 for fp32, 8 for fp16/bf16.
+template <typename T>
+struct Pack {
+    static constexpr int n = int(16 / sizeof(T));
+};
+
+OPK_DEV int64_t row_offset(const RowsView& v, int64_t r) {
+    if (v.nd <= 1) return v.nd == 0 ? 0 : r * v.stride[0];
+    int64_t off = 0;
+    for (int d = v.nd - 1; d > 0; --d) {
+        const int64_t q = r / v.size[d];
+        off += (r - q * v.size[d]) * v.stride[d];
+        r = q;
+    }
+    return off + r * v.stride[0];
+}
+
+template <typename T>
+OPK_DEV T* row_ptr(const RowsView& v, int64_t r) {
+    return static_cast<T*>(v.data) + row_offset(v, r);
+}
+
+template <typename T>
+OPK_DEV T strided_get(const Strided& s, int64_t i) {
+    return static_cast<const T*>(s.data)[i * s.stride];
+}
+
+template <typename T>
+OPK_DEV void strided_set(const Strided& s, int64_t i, T value) {
+    static_cast<T*>(s.data)[i * s.stride] = value;
+}
+
+OPK_DEV int64_t load_index(const Strided& s, int64_t i, bool is64) {
+    return is64 ? strided_get<int64_t>(s, i) : int64_t(strided_get<int32_t>(s, i));
+}
+
+// Elements [c*P, c*P + P) of a row of n elements, as fp32; `fill` past the end. One
+// 16-byte load when the row allows it (vec) and the pack is whole, else element loads.
+template <typename T, int P>
+OPK_DEV void load_pack(const T* row, int64_t c, int64_t n, bool vec, float (&v)[P], float fill = 0.0f) {
+    const int64_t e = c * P;
+    if (vec && e + P <= n) {
+        alignas(16) T t[P];
+        *reinterpret_cast<uint4*>(t) = *reinterpret_cast<const uint4*>(row + e);
+#pragma unroll
+        for (int k = 0; k < P; ++k) v[k] = to_f32(t[k]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < P; ++k) v[k] = e + k < n ? to_f32(row[e + k]) : fill;
+    }
+}
+
+template <typename T, int P>
+OPK_DEV void store_pack(T* row, int64_t c, int64_t n, bool vec, const float (&v)[P]) {
+    const int64_t e = c * P;
+    if (vec && e + P <= n) {
+        alignas(16) T t[P];
+#pragma unroll
+        for (int k = 0; k < P; ++k) t[k] = from_f32<T>(v[k]);
+        *reinterpret_cast<uint4*>(row + e) = *reinterpret_cast<const uint4*>(t);
+    } else {
+#pragma unroll
+        for (int k = 0; k < P; ++k)
+            if (e + k < n) row[e + k] = from_f32<T>(v[k]);
+    }
+}
+
+// Scratch for the block-wide reductions: up to 4 values from each of up to 32 warps.
+constexpr int kReduceSlots = 4 * 32;
+
+// Sums K values over the G threads of a row group; every thread gets the sums. Groups of
+// at most a warp reduce with shuffles; a group wider than a warp is the whole block and
+// goes through shared memory. Fixed order: the result does not depend on timing.
+template <int G, int K>
+OPK_DEV void group_sum(float (&v)[K], float* smem) {
+    constexpr int W = G < OPK_WARP_SIZE ? G : OPK_WARP_SIZE;
+#pragma unroll
+    for (int m = W / 2; m > 0; m >>= 1)
+#pragma unroll
+        for (int k = 0; k < K; ++k) v[k] += OPK_SHFL_XOR(v[k], m, W);
+    if constexpr (G > OPK_WARP_SIZE) {
+        constexpr int NW = G / OPK_WARP_SIZE;
+        const int lane = threadIdx.x % OPK_WARP_SIZE, warp = threadIdx.x / OPK_WARP_SIZE;
+        __syncthreads();  // the previous reduction's readers are done with smem
+        if (lane == 0)
+#pragma unroll
+            for (int k = 0; k < K; ++k) smem[k * NW + warp] = v[k];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            float s = 0.0f;
+#pragma unroll
+            for (int w = 0; w < NW; ++w) s += smem[k * NW + w];
+            v[k] = s;
+        }
+    }
+}
+
+template <int G>
+OPK_DEV float group_sum1(float v, float* smem) {
+    float a[1] = {v};
+    group_sum<G, 1>(a, smem);
+    return a[0];
+}
+
+template <int G>
+OPK_DEV float group_max(float v, float* smem) {
+    constexpr int W = G < OPK_WARP_SIZE ? G : OPK_WARP_SIZE;
+#pragma unroll
+    for (int m = W / 2; m > 0; m >>= 1) v = fmaxf(v, OPK_SHFL_XOR(v, m, W));
+    if constexpr (G > OPK_WARP_SIZE) {
+        constexpr int NW = G / OPK_WARP_SIZE;
+        const int lane = threadIdx.x % OPK_WARP_SIZE, warp = threadIdx.x / OPK_WARP_SIZE;
+        __syncthreads();
+        if (lane == 0) smem[warp] = v;
+        __syncthreads();
+        v = smem[0];
+#pragma unroll
+        for (int w = 1; w < NW; ++w) v = fmaxf(v, smem[w]);
+    }
+    return v;
+}
+
+// exp(x - m) that is 0 (not NaN) when both are -inf: an all -inf row or an empty part.
+OPK_DEV float exp_shifted(float x, float m) { return x == -INFINITY ? 0.0f : expf(x - m); }
+
+// Folds one pack into a running (max, sum of exp(x - max)) pair: the online softmax.
+template <int P>
+OPK_DEV void online_add(float& m, float& s, const float (&v)[P]) {
+    float cm = v[0];
+#pragma unroll
+    for (int k = 1; k < P; ++k) cm = fmaxf(cm, v[k]);
+    const float nm = fmaxf(m, cm);
+    float add = 0.0f;
+#pragma unroll
+    for (int k = 0; k < P; ++k) add += exp_shifted(v[k], nm);
+    s = s * exp_shifted(m, nm) + add;
+    m = nm;
+}
+
+// Combines every thread's (m, s) of the group into the row's max and sum of exp.
+template <int G>
+OPK_DEV void group_online(float& m, float& s, float* smem) {
+    const float gm = group_max<G>(m, smem);
+    s = group_sum1<G>(s * exp_shifted(m, gm), smem);
+    m = gm;
+}
+
+// Where a row group is in the grid: thread `lane` of group `first_row`, stepping by
+// `row_step` rows (grid-stride, so any row count fits any grid).
+template <int G>
+struct RowGroup {
+    int lane;
+    int64_t first_row, row_step, group;  // group: this group's index in the grid
+    OPK_DEV RowGroup() {
+        const int rpb = int(blockDim.x) / G;
+        lane = int(threadIdx.x) % G;
+        group = int64_t(blockIdx.x) * rpb + int(threadIdx.x) / G;
+        first_row = group;
+        row_step = int64_t(gridDim.x) * rpb;
+    }
+};
+
+}  // namespace opk
+
+// Instantiates a row kernel body for every dtype and RowConfig under the names that
+// OPK_ROW_NAMES spells on the host.
+// The second launch bound asks for 512 resident threads per SM at least (registers
+// capped at 128): row kernels are latency bound below that.
+#define OPK_ROW_KERNEL(name, Args, body, T, cfgs, i)                                             \
+    extern "C" __global__ void __launch_bounds__(cfgs[i].threads * cfgs[i].rows_per_block,       \
+                                                 512 / (cfgs[i].threads * cfgs[i].rows_per_block)) \
+        name(const Args a) {                                                                     \
+        body<T, cfgs[i].threads, cfgs[i].chunks>(a);                                             \
+    }
+#define OPK_ROW_KERNELS(stem, Args, body, cfgs)                  \
+    OPK_ROW_KERNEL(stem##_f32_c0, Args, body, float, cfgs, 0)    \
+    OPK_ROW_KERNEL(stem##_f32_c1, Args, body, float, cfgs, 1)    \
+    OPK_ROW_KERNEL(stem##_f32_c2, Args, body, float, cfgs, 2)    \
+    OPK_ROW_KERNEL(stem##_f16_c0, Args, body, opk_f16, cfgs, 0)  \
+    OPK_ROW_KERNEL(stem##_f16_c1, Args, body, opk_f16, cfgs, 1)  \
+    OPK_ROW_KERNEL(stem##_f16_c2, Args, body, opk_f16, cfgs, 2)  \
+    OPK_ROW_KERNEL(stem##_bf16_c0, Args, body, opk_bf16, cfgs, 0) \
+    OPK_ROW_KERNEL(stem##_bf16_c1, Args, body, opk_bf16, cfgs, 1) \
+    OPK_ROW_KERNEL(stem##_bf16_c2, Args, body, opk_bf16, cfgs, 2)
+
