@@ -47,14 +47,18 @@ opkit_status forward(const opkit_tensor* logits, const opkit_tensor* target, int
     Device& d = scope.dev();
     const CUstream s = as_stream(stream);
 
-    // Scratch: [valid-row count][per-row losses when reduced].
-    Scratch scratch(d, s);
-    void* mem = nullptr;
-    const size_t loss_bytes = reduced && loss ? size_t(rows) * sizeof(float) : 0;
-    OPKIT_CUDA_TRY(scratch.alloc(16 + loss_bytes, &mem));
-    auto* count = static_cast<unsigned long long*>(mem);
-    float* row_losses = reinterpret_cast<float*>(static_cast<char*>(mem) + 16);
+    // Scratch, when needed: [valid-row count (MEAN)][per-row losses (MEAN/SUM)].
     const bool mean = reduction == OPKIT_REDUCTION_MEAN;
+    Scratch scratch(d, s);
+    unsigned long long* count = nullptr;
+    float* row_losses = nullptr;
+    const size_t loss_bytes = reduced && loss ? size_t(rows) * sizeof(float) : 0;
+    if (mean || loss_bytes) {
+        void* mem = nullptr;
+        OPKIT_CUDA_TRY(scratch.alloc(16 + loss_bytes, &mem));
+        count = static_cast<unsigned long long*>(mem);
+        row_losses = reinterpret_cast<float*>(static_cast<char*>(mem) + 16);
+    }
     if (mean) OPKIT_CUDA_TRY(count_valid(d, s, target, rows, ignore_index, count));
 
     opk::CrossEntropyArgs a{};
