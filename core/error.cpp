@@ -6,8 +6,12 @@
 
 namespace opkit {
 namespace {
-// initial-exec: a direct TLS access instead of a __tls_get_addr call on every op
-__attribute__((tls_model("initial-exec"))) thread_local char t_message[1024];
+// Default (dynamic) TLS model on purpose: initial-exec would be a little faster but
+// takes static TLS, which processes that dlopen libopkit late (Python's ctypes, Julia,
+// Rust's libloading) may have used up ("cannot allocate memory in static TLS block").
+// On x86-64 the build uses TLS descriptors (-mtls-dialect=gnu2), which keep the
+// access cheap when space is available.
+thread_local char t_message[1024];
 }
 
 opkit_status fail(opkit_status status, const char* fmt, ...) {

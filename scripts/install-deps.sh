@@ -5,7 +5,7 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential cmake pkg-config catch2 libspdlog-dev libfmt-dev libdlpack-dev
-          libbenchmark-dev python3 python3-numpy python3-pytest binutils abigail-tools)
+          libbenchmark-dev python3 python3-numpy python3-pytest python3-pip binutils abigail-tools)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -13,4 +13,11 @@ done
 if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# NumPy has no bfloat16; ml_dtypes adds it for the Python binding's bf16 tests. Pinned to
+# the last release that works with Debian 12's NumPy 1.24, installed without deps so pip
+# never replaces a Debian package.
+if ! /usr/bin/python3 -c "import ml_dtypes" 2>/dev/null; then
+  /usr/bin/python3 -m pip install -q --break-system-packages --no-deps "ml_dtypes==0.4.1"
 fi

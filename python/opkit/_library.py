@@ -1,0 +1,116 @@
+"""Finds libopkit and declares the C prototypes of the public API (include/opkit.h).
+
+Search order: $OPKIT_LIBRARY (a file path), then the build tree next to this source tree
+(../../build/lib, for running from a checkout), then the system's library search
+(libopkit.so.1, the ABI this binding was written for).
+"""
+import ctypes
+import os
+
+from ctypes import (POINTER, Structure, c_char_p, c_float, c_int32, c_int64, c_size_t,
+                    c_uint8, c_uint16, c_uint32, c_uint64, c_void_p)
+
+
+class Device(Structure):
+    _fields_ = [("device_type", c_int32), ("device_id", c_int32)]
+
+
+class DType(Structure):
+    _fields_ = [("code", c_uint8), ("bits", c_uint8), ("lanes", c_uint16)]
+
+
+class Tensor(Structure):
+    """opkit_tensor, layout-identical to DLPack's DLTensor."""
+    _fields_ = [("data", c_void_p), ("device", Device), ("ndim", c_int32), ("dtype", DType),
+                ("shape", POINTER(c_int64)), ("strides", POINTER(c_int64)),
+                ("byte_offset", c_uint64)]
+
+
+class InitOptions(Structure):
+    _fields_ = [("struct_size", c_uint32), ("vendor_path", c_char_p), ("vendors", c_char_p),
+                ("vendors_disable", c_char_p), ("host_fallback", c_int32),
+                ("log_level", c_int32)]
+
+
+class VendorInfo(Structure):
+    _fields_ = [("struct_size", c_uint32), ("name", c_char_p), ("path", c_char_p),
+                ("version", c_char_p), ("device_type", c_int32), ("device_count", c_int32),
+                ("state", c_int32), ("detail", c_char_p), ("op_count", c_int32)]
+
+
+LOG_FN = ctypes.CFUNCTYPE(None, c_int32, c_char_p, c_void_p)
+
+_T = POINTER(Tensor)
+_S = c_void_p  # opkit_stream
+_ST = c_int32  # opkit_status
+
+# name: (restype, argtypes)
+_PROTOTYPES = {
+    "opkit_version": (c_uint32, []),
+    "opkit_status_string": (c_char_p, [_ST]),
+    "opkit_last_error_message": (c_char_p, []),
+    "opkit_set_log_level": (None, [c_int32]),
+    "opkit_set_log_callback": (None, [LOG_FN, c_void_p]),
+    "opkit_init": (_ST, [POINTER(InitOptions)]),
+    "opkit_shutdown": (None, []),
+    "opkit_vendor_count": (c_int32, []),
+    "opkit_vendor_get_info": (_ST, [c_int32, POINTER(VendorInfo)]),
+    "opkit_op_count": (c_int32, []),
+    "opkit_op_name": (c_char_p, [c_int32]),
+    "opkit_op_resolve": (_ST, [c_char_p, c_int32, POINTER(c_char_p)]),
+    "opkit_device_count": (c_int32, [c_int32]),
+    "opkit_malloc": (_ST, [Device, c_size_t, POINTER(c_void_p)]),
+    "opkit_free": (_ST, [Device, c_void_p]),
+    "opkit_memcpy": (_ST, [c_void_p, Device, c_void_p, Device, c_size_t, _S]),
+    "opkit_stream_create": (_ST, [Device, POINTER(c_void_p)]),
+    "opkit_stream_destroy": (_ST, [Device, c_void_p]),
+    "opkit_synchronize": (_ST, [Device, _S]),
+    "opkit_rms_norm_forward": (_ST, [_T, _T, c_float, c_float, _T, _T, _S]),
+    "opkit_rms_norm_backward": (_ST, [_T, _T, _T, _T, c_float, _T, _T, _S]),
+    "opkit_layer_norm_forward": (_ST, [_T, _T, _T, c_float, _T, _T, _T, _S]),
+    "opkit_layer_norm_backward": (_ST, [_T, _T, _T, _T, _T, _T, _T, _T, _S]),
+    "opkit_softmax_forward": (_ST, [_T, _T, _S]),
+    "opkit_softmax_backward": (_ST, [_T, _T, _T, _S]),
+    "opkit_swiglu_forward": (_ST, [_T, _T, _T, _S]),
+    "opkit_swiglu_backward": (_ST, [_T, _T, _T, _T, _T, _S]),
+    "opkit_geglu_forward": (_ST, [_T, _T, c_int32, _T, _S]),
+    "opkit_geglu_backward": (_ST, [_T, _T, _T, c_int32, _T, _T, _S]),
+    "opkit_rope_forward": (_ST, [_T, _T, _T, _T, _S]),
+    "opkit_rope_backward": (_ST, [_T, _T, _T, _T, _S]),
+    "opkit_cross_entropy_forward": (_ST, [_T, _T, c_int64, c_float, c_int32, _T, _T, _T, _S]),
+    "opkit_cross_entropy_backward": (_ST, [_T, _T, _T, _T, c_int64, c_float, c_int32, _T, _S]),
+    "opkit_embedding_forward": (_ST, [_T, _T, _T, _S]),
+    "opkit_embedding_backward": (_ST, [_T, _T, c_int64, _T, _S]),
+    "opkit_matmul": (_ST, [_T, _T, _T, c_float, c_float, c_int32, c_int32, _S]),
+    "opkit_axpy": (_ST, [c_float, _T, _T, _S]),
+}
+
+
+def _candidates():
+    env = os.environ.get("OPKIT_LIBRARY")
+    if env:
+        return [env]  # an explicit choice is never second-guessed
+    here = os.path.dirname(os.path.abspath(__file__))
+    in_tree = os.path.join(here, "..", "..", "build", "lib", "libopkit.so.1")
+    found = [in_tree] if os.path.exists(in_tree) else []
+    return found + ["libopkit.so.1"]
+
+
+def _load():
+    errors = []
+    for path in _candidates():
+        try:
+            lib = ctypes.CDLL(path)
+            break
+        except OSError as e:
+            errors.append(f"{path}: {e}")
+    else:
+        raise ImportError("opkit: cannot load libopkit (set OPKIT_LIBRARY to its path): "
+                          + "; ".join(errors))
+    for name, (restype, argtypes) in _PROTOTYPES.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = restype, argtypes
+    return lib
+
+
+lib = _load()

@@ -1,0 +1,202 @@
+"""The non-op API through the binding: versions, errors, runtime and loader state,
+logging, memory and streams — including real fake-vendor .so files (their directory is
+$OPKIT_TEST_FAKE_VENDORS, set by ctest)."""
+import ctypes
+import os
+
+import numpy as np
+import pytest
+
+import opkit
+
+FAKE = os.environ.get("OPKIT_TEST_FAKE_VENDORS")
+needs_fakes = pytest.mark.skipif(not FAKE, reason="OPKIT_TEST_FAKE_VENDORS is not set "
+                                                  "(run through ctest)")
+
+EXPECTED_OPS = [
+    "rms_norm_forward", "rms_norm_backward", "layer_norm_forward", "layer_norm_backward",
+    "softmax_forward", "softmax_backward", "swiglu_forward", "swiglu_backward",
+    "geglu_forward", "geglu_backward", "rope_forward", "rope_backward",
+    "cross_entropy_forward", "cross_entropy_backward", "embedding_forward",
+    "embedding_backward", "matmul", "axpy"]
+
+
+@pytest.fixture
+def fresh():
+    """A runtime with no vendors at all, restored to the default afterwards."""
+    opkit.shutdown()
+    opkit.init(vendor_path="/nonexistent-opkit-test-dir")
+    yield
+    opkit.shutdown()
+
+
+def test_version_matches_the_header():
+    assert opkit.version() == "1.0.0"
+
+
+def test_ops_are_listed_in_header_order():
+    assert opkit.op_names() == EXPECTED_OPS
+
+
+def test_cpu_ops_resolve_to_the_defaults(fresh):
+    for op in EXPECTED_OPS:
+        assert opkit.op_resolve(op, "cpu") == "default"
+    assert opkit.device_count("cpu") == 1
+
+
+def test_unknown_op_raises_not_found():
+    with pytest.raises(opkit.NotFoundError) as e:
+        opkit.op_resolve("no_such_op")
+    assert e.value.status == opkit.ERROR_NOT_FOUND
+    assert e.value.status_name == "OPKIT_ERROR_NOT_FOUND"
+    assert "no_such_op" in e.value.message
+    assert isinstance(e.value, LookupError)
+
+
+def test_status_strings_are_pinned():
+    assert opkit.status_string(0) == "OPKIT_OK"
+    assert opkit.status_string(2) == "OPKIT_ERROR_UNSUPPORTED"
+    assert opkit.status_string(99) == "OPKIT_ERROR_UNKNOWN_STATUS"
+
+
+def test_init_twice_is_invalid(fresh):
+    with pytest.raises(opkit.InvalidArgumentError, match="already"):
+        opkit.init()
+
+
+def test_bad_call_raises_and_changes_nothing():
+    x = np.ones((4, 8), np.float32)
+    y = np.full((4, 9), 7.0, np.float32)
+    with pytest.raises(opkit.InvalidArgumentError) as e:
+        opkit.softmax_forward(x, y)
+    assert "shape" in e.value.message
+    assert isinstance(e.value, ValueError)
+    assert np.all(y == 7.0)
+
+
+def test_unsupported_dtype_raises_unsupported():
+    x = np.ones((2, 4), np.float64)
+    with pytest.raises(opkit.UnsupportedError):
+        opkit.softmax_forward(x, np.empty_like(x))
+
+
+def test_mixed_dtypes_are_invalid():
+    with pytest.raises(opkit.InvalidArgumentError):
+        opkit.softmax_forward(np.ones((2, 4), np.float32), np.empty((2, 4), np.float16))
+
+
+def test_out_of_range_target_is_invalid_and_writes_nothing():
+    logits = np.ones((2, 5), np.float32)
+    loss = np.full(2, 3.0, np.float32)
+    with pytest.raises(opkit.InvalidArgumentError):
+        opkit.cross_entropy_forward(logits, np.array([1, 5]), -100, 0.0, 0, loss)
+    assert np.all(loss == 3.0)
+
+
+def test_non_tensor_argument_is_a_type_error():
+    with pytest.raises(TypeError):
+        opkit.softmax_forward([1.0, 2.0], np.empty(2, np.float32))
+
+
+def test_null_where_required_is_invalid():
+    with pytest.raises(opkit.InvalidArgumentError):
+        opkit.softmax_forward(None, np.empty(2, np.float32))
+
+
+def test_host_memory_round_trip():
+    src = np.arange(16, dtype=np.float32)
+    dst = np.zeros_like(src)
+    ptr = opkit.malloc("cpu", src.nbytes)
+    try:
+        opkit.memcpy(ptr, "cpu", src.ctypes.data, "cpu", src.nbytes)
+        opkit.memcpy(dst.ctypes.data, "cpu", ptr, "cpu", src.nbytes)
+    finally:
+        opkit.free("cpu", ptr)
+    np.testing.assert_array_equal(dst, src)
+
+
+def test_cpu_stream_is_the_null_stream():
+    s = opkit.stream_create("cpu")
+    assert s == 0
+    opkit.synchronize("cpu", s)
+    opkit.stream_destroy("cpu", s)
+
+
+def test_device_spellings():
+    assert (opkit.as_device("cuda:3").device_type, opkit.as_device("cuda:3").device_id) == (2, 3)
+    assert opkit.as_device((1, 0)).device_type == opkit.DEVICE_CPU
+    with pytest.raises(ValueError):
+        opkit.as_device("tpu")
+
+
+def test_unknown_device_type_is_not_found(fresh):
+    with pytest.raises(opkit.NotFoundError):
+        opkit.malloc((16, 0), 64)
+
+
+def test_log_callback_receives_messages_and_survives_a_raising_callback():
+    seen = []
+    opkit.shutdown()
+    opkit.set_log_callback(lambda level, msg: seen.append((level, msg)))
+    try:
+        opkit.init(vendor_path="/nonexistent-opkit-test-dir", log_level=opkit.LOG_TRACE)
+        assert seen and all(isinstance(m, str) for _, m in seen)
+
+        def boom(level, msg):
+            raise RuntimeError("must not reach C")
+        opkit.set_log_callback(boom)
+        opkit.shutdown()
+        opkit.init(vendor_path="/nonexistent-opkit-test-dir", log_level=opkit.LOG_TRACE)
+    finally:
+        opkit.set_log_callback(None)
+        opkit.shutdown()
+
+
+@needs_fakes
+def test_fake_vendor_overrides_only_what_it_exports():
+    opkit.shutdown()
+    opkit.init(vendor_path=os.path.join(FAKE, "subset"))
+    try:
+        (v,) = opkit.vendors()
+        assert (v.name, v.state_name, v.device_type) == ("subset", "READY", opkit.DEVICE_CPU)
+        assert opkit.op_resolve("softmax_forward", "cpu") == "subset"
+        assert opkit.op_resolve("rms_norm_forward", "cpu") == "default"
+    finally:
+        opkit.shutdown()
+
+
+@needs_fakes
+def test_failing_vendors_report_state_and_reason():
+    opkit.shutdown()
+    path = ":".join(os.path.join(FAKE, d) for d in ("init_fails", "wrong_abi", "unresolved"))
+    opkit.init(vendor_path=path)
+    try:
+        states = {v.name or os.path.basename(v.path): v for v in opkit.vendors()}
+        by_state = sorted(v.state_name for v in states.values())
+        assert by_state == ["INCOMPATIBLE", "INIT_FAILED", "LOAD_FAILED"]
+        assert all(v.detail for v in states.values())
+        x = np.ones((2, 3), np.float32)
+        y = np.empty_like(x)
+        opkit.softmax_forward(x, y)  # the defaults still serve every op
+        np.testing.assert_allclose(y, 1 / 3, rtol=1e-6)
+    finally:
+        opkit.shutdown()
+
+
+@needs_fakes
+def test_pretend_accelerator_memory_through_the_binding():
+    opkit.shutdown()
+    opkit.init(vendor_path=os.path.join(FAKE, "accel"))
+    try:
+        dev = (16, 0)
+        assert opkit.device_count(16) >= 1
+        ptr = opkit.malloc(dev, 64)
+        src = (ctypes.c_char * 64)(*b"x" * 64)
+        dst = (ctypes.c_char * 64)()
+        opkit.memcpy(ptr, dev, ctypes.addressof(src), "cpu", 64)
+        opkit.memcpy(ctypes.addressof(dst), "cpu", ptr, dev, 64)
+        opkit.synchronize(dev)
+        opkit.free(dev, ptr)
+        assert bytes(dst) == b"x" * 64
+    finally:
+        opkit.shutdown()
