@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "host_fallback.h"
+#include "log.h"
 #include "runtime.h"
 #include "vendor_call.h"
 
@@ -33,6 +34,10 @@ opkit_status dispatch(opkit_device dev, Args... args) {
             if (s == OPKIT_ERROR_UNSUPPORTED) {
                 declined += declined.empty() ? "" : "; ";
                 declined += last_error();
+                // A decline is otherwise invisible when a later candidate serves the call;
+                // opkit-conformance counts these lines to tell a decline from a pass.
+                logf(OPKIT_LOG_DEBUG, "%s: vendor '%s' declined: %s", kOpNames[int32_t(Id)], v.name.c_str(),
+                     last_error());
             }
         }
         if (s != OPKIT_ERROR_UNSUPPORTED) return s;

@@ -11,6 +11,7 @@
 //   FAKE_DEVICE          device type served (default OPKIT_DEVICE_CPU)
 //   FAKE_DECLINE_ODD     softmax_forward declines rows of odd length (and misbehaves
 //                        for rows of 14 and 16, see there)
+//   FAKE_WRONG           softmax_forward computes a wrong result (conformance must fail)
 //   FAKE_ACCEL           pretend accelerator on host memory: exports the memory functions
 //
 // Every variant that initializes writes "<name> init" to $FAKE_VENDOR_MARKER (when set),
@@ -75,7 +76,12 @@ opkit_status softmax_rows(const opkit_tensor* x, opkit_tensor* y) {
         float m = -INFINITY, s = 0;
         for (int64_t i = 0; i < n; ++i) m = a[i] > m ? a[i] : m;
         for (int64_t i = 0; i < n; ++i) s += std::exp(a[i] - m);
+#ifdef FAKE_WRONG
+        (void)s;  // forgets to normalize: opkit-conformance must catch it
+        for (int64_t i = 0; i < n; ++i) b[i] = std::exp(a[i] - m);
+#else
         for (int64_t i = 0; i < n; ++i) b[i] = std::exp(a[i] - m) / s;
+#endif
     }
     return OPKIT_OK;
 }

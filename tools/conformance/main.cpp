@@ -1,0 +1,359 @@
+// opkit-conformance [VENDOR.so] [options]: every op, forward and backward, every dtype,
+// odd shapes and strided views, on a vendor against opkit's CPU defaults; prints a parity
+// table and exits non-zero on any mismatch. What a third party runs before shipping a
+// backend package (docs/vendor-guide.md).
+//
+// Phases, each under its own opkit_init, so that a vendor serving the CPU itself is still
+// compared against the built-in defaults and never against itself:
+//   1. discover: which vendors exist, which one is under test;
+//   2. build: the catalogue's inputs (backward statistics from the CPU defaults);
+//   3. vendor: upload, call, download every case with only that vendor loaded and the
+//      host fallback off, so a decline shows as a decline;
+//   4. reference: the same calls on the host copies with every vendor disabled;
+// then compare output by output, padding included.
+#include "cases.h"
+#include "compare.h"
+
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace conformance;
+
+namespace {
+
+struct Options {
+    std::string vendor_file;  // a vendor .so given on the command line
+    std::string vendor_name;  // --vendor NAME
+    int32_t device_id = 0;
+    int max_failures = 20;
+    CatalogueOptions catalogue;
+};
+
+void usage(FILE* f) {
+    std::fprintf(f,
+                 "usage: opkit-conformance [VENDOR.so] [--vendor NAME] [--device-id N] [--quick]\n"
+                 "                         [--ops op,op] [--dtype f32,f16,bf16] [--max-failures N]\n"
+                 "Runs every op on a vendor against opkit's CPU defaults and prints a parity table.\n"
+                 "Without VENDOR.so or --vendor, every READY vendor found (OPKIT_VENDOR_PATH, then the\n"
+                 "install directory) is tested. Exit status: 0 all cases match, 1 a mismatch or error,\n"
+                 "2 bad usage or nothing to test, 77 the chosen vendor found no device.\n");
+}
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= s.size()) {
+        const size_t end = s.find(',', start);
+        const std::string item = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        if (!item.empty()) out.push_back(item);
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return out;
+}
+
+bool parse(int argc, char** argv, Options* o) {
+    std::vector<std::string> dtypes = {"f32", "f16", "bf16"};
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&](const char* name) -> const char* {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "opkit-conformance: %s needs a value\n", name);
+                return nullptr;
+            }
+            return argv[++i];
+        };
+        if (a == "-h" || a == "--help") {
+            usage(stdout);
+            std::exit(0);
+        } else if (a == "--quick") {
+            o->catalogue.quick = true;
+        } else if (a == "--vendor") {
+            const char* v = value("--vendor");
+            if (!v) return false;
+            o->vendor_name = v;
+        } else if (a == "--device-id") {
+            const char* v = value("--device-id");
+            if (!v) return false;
+            o->device_id = std::atoi(v);
+        } else if (a == "--max-failures") {
+            const char* v = value("--max-failures");
+            if (!v) return false;
+            o->max_failures = std::atoi(v);
+        } else if (a == "--ops") {
+            const char* v = value("--ops");
+            if (!v) return false;
+            o->catalogue.ops = split(v);
+        } else if (a == "--dtype") {
+            const char* v = value("--dtype");
+            if (!v) return false;
+            dtypes = split(v);
+        } else if (!a.empty() && a[0] != '-' && o->vendor_file.empty()) {
+            o->vendor_file = a;
+        } else {
+            std::fprintf(stderr, "opkit-conformance: unknown argument '%s'\n", a.c_str());
+            return false;
+        }
+    }
+    for (const std::string& d : dtypes) {
+        if (d == "f32") o->catalogue.dtypes.push_back(f32());
+        else if (d == "f16") o->catalogue.dtypes.push_back(f16());
+        else if (d == "bf16") o->catalogue.dtypes.push_back(bf16());
+        else {
+            std::fprintf(stderr, "opkit-conformance: unknown dtype '%s' (f32, f16, bf16)\n", d.c_str());
+            return false;
+        }
+    }
+    for (const std::string& op : o->catalogue.ops) {
+        const char* served = nullptr;
+        if (opkit_op_resolve(op.c_str(), OPKIT_DEVICE_CPU, &served) == OPKIT_ERROR_NOT_FOUND) {
+            std::fprintf(stderr, "opkit-conformance: unknown op '%s'\n", op.c_str());
+            return false;
+        }
+    }
+    opkit_shutdown();  // the op check above initialized with the defaults
+    return true;
+}
+
+// Set by the log callback when the dispatcher reports that a vendor declined a call:
+// on the CPU a later candidate (the defaults) then serves it, so the status alone would
+// count a decline as a pass.
+bool g_declined = false;
+void watch_declines(int32_t, const char* message, void*) {
+    if (std::strstr(message, "' declined: ")) g_declined = true;
+}
+
+struct VendorRecord {
+    std::string name, path, version, detail;
+    int32_t device_type = 0, state = 0;
+};
+
+std::string real(const std::string& path) {
+    char buf[PATH_MAX];
+    return realpath(path.c_str(), buf) ? std::string(buf) : path;
+}
+
+opkit_status init_with(const char* vendor_path, const char* allow, const char* deny) {
+    opkit_init_options o{};
+    o.struct_size = sizeof o;
+    o.vendor_path = vendor_path;
+    o.vendors = allow;
+    o.vendors_disable = deny;
+    o.host_fallback = 0;  // a decline must show as a decline
+    o.log_level = -1;
+    return opkit_init(&o);
+}
+
+std::vector<VendorRecord> discover(const char* vendor_path) {
+    std::vector<VendorRecord> out;
+    if (init_with(vendor_path, nullptr, nullptr) != OPKIT_OK) return out;
+    for (int32_t i = 0; i < opkit_vendor_count(); ++i) {
+        opkit_vendor_info info{};
+        info.struct_size = sizeof info;
+        if (opkit_vendor_get_info(i, &info) != OPKIT_OK) continue;
+        out.push_back({info.name ? info.name : "", info.path ? info.path : "", info.version ? info.version : "",
+                       info.detail ? info.detail : "", info.device_type, info.state});
+    }
+    opkit_shutdown();
+    return out;
+}
+
+const char* state_name(int32_t s) {
+    static const char* names[] = {"READY", "NO_DEVICE", "INCOMPATIBLE", "LOAD_FAILED", "INIT_FAILED", "DISABLED"};
+    return s >= 0 && s < 6 ? names[s] : "?";
+}
+
+struct OpRow {
+    std::string served_by;
+    int cases = 0, passed = 0, declined = 0, failed = 0;
+    double worst = 0.0;
+};
+
+// Runs the catalogue on one vendor; returns the number of failed cases (or -1 when the
+// run itself could not happen).
+int test_vendor(const Options& opt, const VendorRecord& v, const char* vendor_path, const std::string& all_names) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const opkit_device dev{v.device_type, opt.device_id};
+    std::printf("== vendor '%s' %s (%s), device type %d id %d\n", v.name.c_str(), v.version.c_str(), v.path.c_str(),
+                v.device_type, opt.device_id);
+
+    // 2. build, with every vendor disabled
+    if (init_with(vendor_path, nullptr, all_names.c_str()) != OPKIT_OK) {
+        std::printf("cannot initialize opkit for the reference: %s\n", opkit_last_error_message());
+        return -1;
+    }
+    std::vector<std::unique_ptr<Case>> cases;
+    try {
+        cases = build_catalogue(opt.catalogue);
+    } catch (const std::exception& e) {
+        std::printf("%s\n", e.what());
+        opkit_shutdown();
+        return -1;
+    }
+    opkit_shutdown();
+
+    // 3. the vendor alone
+    std::map<std::string, OpRow> table;
+    std::vector<std::string> problems;
+    if (init_with(vendor_path, v.name.c_str(), nullptr) != OPKIT_OK) {
+        std::printf("cannot initialize opkit with the vendor: %s\n", opkit_last_error_message());
+        return -1;
+    }
+    if (opkit_device_count(v.device_type) <= opt.device_id) {
+        std::printf("the vendor has no device %d\n", opt.device_id);
+        opkit_shutdown();
+        return -1;
+    }
+    std::vector<bool> ran(cases.size(), false);
+    opkit_set_log_callback(watch_declines, nullptr);
+    opkit_set_log_level(OPKIT_LOG_DEBUG);
+    for (size_t i = 0; i < cases.size(); ++i) {
+        Case& c = *cases[i];
+        OpRow& row = table[c.op];
+        const char* served = nullptr;
+        if (opkit_op_resolve(c.op.c_str(), v.device_type, &served) != OPKIT_OK || v.name != served) {
+            row.served_by = served ? served : "nobody";
+            continue;
+        }
+        row.served_by = v.name;
+        ++row.cases;
+        opkit_status s = OPKIT_OK;
+        for (auto& t : c.tensors)
+            if (s == OPKIT_OK) s = t->upload(dev);
+        if (s == OPKIT_OK) {
+            g_declined = false;
+            s = c.call(true);
+            if (g_declined && s == OPKIT_OK) s = OPKIT_ERROR_UNSUPPORTED;  // served by the defaults
+            c.vendor_status = s;
+            c.vendor_message = s ? opkit_last_error_message() : "";
+            for (CaseOutput& o : c.outputs)
+                if (s == OPKIT_OK) s = o.tensor->download(&o.vendor);
+        } else {
+            c.vendor_status = s;
+            c.vendor_message = std::string("device memory: ") + opkit_last_error_message();
+        }
+        for (auto& t : c.tensors) t->release();
+        if (c.vendor_status == OPKIT_ERROR_UNSUPPORTED) {
+            ++row.declined;
+        } else if (s != OPKIT_OK) {
+            ++row.failed;
+            problems.push_back(c.op + " " + c.label + ": " + opkit_status_string(s) + ": " + c.vendor_message);
+        } else {
+            ran[i] = true;
+        }
+    }
+    opkit_set_log_level(OPKIT_LOG_WARN);
+    opkit_set_log_callback(nullptr, nullptr);
+    opkit_shutdown();
+
+    // 4. the reference on the host copies, then compare
+    if (init_with(vendor_path, nullptr, all_names.c_str()) != OPKIT_OK) {
+        std::printf("cannot initialize opkit for the reference: %s\n", opkit_last_error_message());
+        return -1;
+    }
+    for (size_t i = 0; i < cases.size(); ++i) {
+        if (!ran[i]) continue;
+        Case& c = *cases[i];
+        OpRow& row = table[c.op];
+        const opkit_status s = c.call(false);
+        if (s != OPKIT_OK) {
+            ++row.failed;
+            problems.push_back(c.op + " " + c.label + ": the CPU defaults failed (" + opkit_status_string(s) +
+                               ": " + opkit_last_error_message() + ")");
+            continue;
+        }
+        bool ok = true;
+        for (const CaseOutput& o : c.outputs) {
+            const Verdict verdict = compare(*o.tensor, o.vendor, o.tensor->host_storage(), o.scale_floor);
+            row.worst = std::max(row.worst, verdict.worst);
+            if (!verdict.ok()) {
+                ok = false;
+                problems.push_back(c.op + " " + c.label + " -> " + o.name + ": " +
+                                   std::to_string(verdict.mismatches) + " mismatching elements, " +
+                                   std::to_string(verdict.bytes_outside) + " bytes outside the view changed; " +
+                                   verdict.first_problem);
+            }
+        }
+        ok ? ++row.passed : ++row.failed;
+    }
+    opkit_shutdown();
+
+    int failed = 0, total = 0;
+    std::printf("%-24s %-10s %6s %6s %9s %6s  %s\n", "op", "served by", "cases", "pass", "declined", "FAIL",
+                "worst err/tolerance");
+    for (int32_t k = 0; k < opkit_op_count(); ++k) {
+        const std::string op = opkit_op_name(k);
+        auto it = table.find(op);
+        if (it == table.end()) continue;
+        const OpRow& r = it->second;
+        failed += r.failed;
+        total += r.cases;
+        if (r.cases == 0)
+            std::printf("%-24s %-10s %6s %6s %9s %6s  (not exported by '%s')\n", op.c_str(), r.served_by.c_str(), "-",
+                        "-", "-", "-", v.name.c_str());
+        else
+            std::printf("%-24s %-10s %6d %6d %9d %6d  %.3f\n", op.c_str(), r.served_by.c_str(), r.cases, r.passed,
+                        r.declined, r.failed, r.worst);
+    }
+    opkit_shutdown();  // opkit_op_count initialized with the defaults
+    for (size_t i = 0; i < problems.size() && int(i) < opt.max_failures; ++i)
+        std::printf("FAIL %s\n", problems[i].c_str());
+    if (int(problems.size()) > opt.max_failures)
+        std::printf("... %zu more failures\n", problems.size() - size_t(opt.max_failures));
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%s: %d cases on the vendor, %d failed (%.1f s)\n", failed ? "MISMATCH" : "CONFORMS", total, failed,
+                secs);
+    return failed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options opt;
+    if (!parse(argc, argv, &opt)) {
+        usage(stderr);
+        return 2;
+    }
+    const std::string file = opt.vendor_file.empty() ? "" : real(opt.vendor_file);
+    const char* vendor_path = file.empty() ? nullptr : file.c_str();
+    const std::vector<VendorRecord> found = discover(vendor_path);
+
+    std::string all_names;
+    for (const VendorRecord& v : found)
+        if (!v.name.empty()) all_names += (all_names.empty() ? "" : ",") + v.name;
+
+    std::vector<VendorRecord> under_test;
+    for (const VendorRecord& v : found) {
+        const bool chosen = !file.empty() ? real(v.path) == file
+                            : !opt.vendor_name.empty() ? v.name == opt.vendor_name
+                                                       : v.state == OPKIT_VENDOR_READY;
+        if (!chosen) continue;
+        if (v.state != OPKIT_VENDOR_READY) {
+            std::printf("vendor '%s' (%s) is %s: %s\n", v.name.c_str(), v.path.c_str(), state_name(v.state),
+                        v.detail.c_str());
+            // No device is not a failure of the vendor: 77 lets ctest show it as skipped.
+            return v.state == OPKIT_VENDOR_NO_DEVICE ? 77 : 1;
+        }
+        under_test.push_back(v);
+    }
+    if (under_test.empty()) {
+        std::printf("opkit-conformance: no vendor to test%s%s (found %zu candidate(s))\n",
+                    opt.vendor_name.empty() ? "" : " named ", opt.vendor_name.c_str(), found.size());
+        for (const VendorRecord& v : found)
+            std::printf("  %s %s: %s %s\n", v.name.c_str(), v.path.c_str(), state_name(v.state), v.detail.c_str());
+        return 2;
+    }
+    int status = 0;
+    for (const VendorRecord& v : under_test) {
+        const int failed = test_vendor(opt, v, vendor_path, all_names);
+        if (failed != 0) status = 1;
+    }
+    return status;
+}
