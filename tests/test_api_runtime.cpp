@@ -95,6 +95,7 @@ TEST_CASE("the op catalogue lists all 18 entry points and the CPU defaults serve
 }
 
 TEST_CASE("log callback receives warnings at the chosen level - and nothing when off") {
+    opkit_shutdown();  // earlier cases in this process may have initialized implicitly
     Captured c;
     opkit_set_log_callback(capture, &c);
     opkit_set_log_level(OPKIT_LOG_WARN);
@@ -119,6 +120,7 @@ TEST_CASE("log callback receives warnings at the chosen level - and nothing when
 }
 
 TEST_CASE("init options are checked - and shutdown then init works again") {
+    opkit_shutdown();  // earlier cases in this process may have initialized implicitly
     opkit_init_options o = default_options();
     o.struct_size = 8;
     CHECK(opkit_init(&o) == OPKIT_ERROR_INVALID_ARGUMENT);

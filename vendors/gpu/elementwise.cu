@@ -17,18 +17,21 @@ struct Silu {
 
 struct GeluErf {
     OPK_DEV static void eval(float a, float& v, float& d) {
-        const float cdf = 0.5f * (1.0f + erff(a * 0.70710678118654752f));
+        const float cdf = 0.5f * erfcf(-a * 0.70710678118654752f);  // no cancellation for a < 0
         v = a * cdf;
         d = cdf + a * 0.39894228040143268f * expf(-0.5f * a * a);
     }
 };
 
-struct GeluTanh {
+struct GeluTanh {  // 0.5 * (1 + tanh(u)) as sigmoid(2u), from exp(-2|u|): no cancellation
     OPK_DEV static void eval(float a, float& v, float& d) {
         constexpr float kS = 0.79788456080286536f, kC = 0.044715f;
-        const float t = tanhf(kS * (a + kC * a * a * a));
-        v = 0.5f * a * (1.0f + t);
-        d = 0.5f * (1.0f + t) + 0.5f * a * (1.0f - t * t) * kS * (1.0f + 3.0f * kC * a * a);
+        const float u = kS * (a + kC * a * a * a);
+        const float e = expf(-2.0f * fabsf(u));
+        const float big = 1.0f / (1.0f + e), small = e * big;
+        const float s = u >= 0.0f ? big : small, rest = u >= 0.0f ? small : big;
+        v = a * s;
+        d = s + 2.0f * a * s * rest * kS * (1.0f + 3.0f * kC * a * a);
     }
 };
 
