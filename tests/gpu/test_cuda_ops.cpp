@@ -36,6 +36,10 @@ const std::vector<RowCase>& row_cases() {
         {{3, 2, 4097}, {{1, 0, 2}, 0, 0}},  // permuted outer dimensions
         {{4, 64}, {{}, 8, 0}},              // padded rows that stay 16-byte aligned
         {{6, 1000}, {{}, 0, 1}},            // dense rows, misaligned by one element
+        {{3, 1025}, {}},                    // launch-plan boundaries: warp -> block per row,
+        {{2, 16385}, {}},                   // block -> streaming (4-byte types, backward),
+        {{2, 32769}, {}},                   // block -> streaming (2-byte types)
+        {{3000, 520}, {}},                  // more rows than resident row groups
     };
     return cases;
 }

@@ -93,6 +93,14 @@ std::vector<RowShape> row_shapes(bool quick) {
     s.push_back({{4, 64}, {{}, 8, 0}});     // padded rows that stay 16-byte aligned
     s.push_back({{6, 1000}, {{}, 0, 1}});   // dense rows, misaligned by one element
     s.push_back({{2, 65536}, {}});          // rows wider than one block
+    // Where the cuda vendor's launch plans change (warp per row -> block per row ->
+    // streaming, for 2- and 4-byte types, forward and backward), and rows enough for
+    // every resident row group to take several.
+    s.push_back({{3, 1025}, {}});
+    s.push_back({{2, 8193}, {}});
+    s.push_back({{2, 16385}, {}});
+    s.push_back({{2, 32769}, {}});
+    s.push_back({{3000, 520}, {}});
     return s;
 }
 

@@ -19,6 +19,14 @@ opkit_status open_device(Device& d) {
     if (drv().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d.handle) == CUDA_SUCCESS && v > 0)
         d.sm_count = v;
     v = 0;
+    if (drv().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, d.handle) ==
+            CUDA_SUCCESS && v > 0)
+        d.shared_per_sm = v;
+    v = 0;
+    if (drv().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, d.handle) ==
+            CUDA_SUCCESS && v > 0)
+        d.shared_per_block = v;
+    v = 0;
     if (drv().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, d.handle) == CUDA_SUCCESS)
         d.async_alloc = v != 0;
     return OPKIT_OK;

@@ -22,6 +22,8 @@ struct Device {
     CUdevice handle = 0;
     CUcontext ctx = nullptr;  // primary context, retained once
     int sm_count = 1;
+    int shared_per_sm = 48 << 10;     // bytes of shared memory per multiprocessor
+    int shared_per_block = 48 << 10;  // the most one block may opt in to
     bool async_alloc = false;  // stream-ordered allocator available (cuMemAllocAsync)
     std::mutex mu;             // guards everything below and the lazy init
     CUmodule modules[int(Module::count)] = {};
@@ -54,16 +56,22 @@ private:
 // The device's context must be current (inside a DeviceScope).
 opkit_status get_function(Device& d, Module m, const char* name, CUfunction* out);
 
-// Launches a kernel whose one parameter is the plain-data struct `args`.
+// Launches a kernel whose one parameter is the plain-data struct `args`, with `smem`
+// bytes of dynamic shared memory (above the default 48 KiB the function is allowed more
+// first).
 template <class Args>
 opkit_status launch(Device& d, Module m, const char* name, size_t grid, unsigned block, CUstream s,
-                    const Args& args) {
+                    const Args& args, size_t smem = 0) {
     if (grid == 0) return OPKIT_OK;
     CUfunction f = nullptr;
     OPKIT_CUDA_TRY(get_function(d, m, name, &f));
+    if (smem > (size_t(48) << 10)) {
+        const CUresult r = drv().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(smem));
+        if (r != CUDA_SUCCESS) return cu_fail(r, "cuFuncSetAttribute(max dynamic shared memory)");
+    }
     void* params[] = {const_cast<Args*>(&args)};
     const unsigned g = grid > 0x7fffffffu ? 0x7fffffffu : unsigned(grid);  // kernels grid-stride
-    const CUresult r = drv().cuLaunchKernel(f, g, 1, 1, block, 1, 1, 0, s, params, nullptr);
+    const CUresult r = drv().cuLaunchKernel(f, g, 1, 1, block, 1, 1, unsigned(smem), s, params, nullptr);
     if (r != CUDA_SUCCESS) {
         const std::string what = std::string("cuLaunchKernel(") + name + ")";
         return cu_fail(r, what.c_str());

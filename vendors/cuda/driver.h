@@ -29,6 +29,7 @@ namespace opkit_cuda {
     X(cuModuleLoadData)                \
     X(cuModuleUnload)                  \
     X(cuModuleGetFunction)             \
+    X(cuFuncSetAttribute)              \
     X(cuLaunchKernel)                  \
     X(cuMemAlloc)                      \
     X(cuMemFree)                       \

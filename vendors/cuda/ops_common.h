@@ -18,32 +18,51 @@ struct RowPlan {
     size_t grid;     // blocks
     unsigned block;  // threads per block
     int64_t groups;  // row groups in the grid (= partial rows for dweight/dbias)
+    size_t smem;     // dynamic shared memory per block (bytes)
 };
 
-// partial_arrays > 0: the kernel writes that many [groups][n] fp32 partial arrays, so
-// the grid is kept to a few blocks per multiprocessor (and to 64 MiB of partials).
+// Threads of a block that streams its row (config 2): two such blocks share an SM, so one
+// can load while the other reduces.
+constexpr unsigned kStreamBlock = 512;
+
+// Row kernels are built for 1024 resident threads per SM (64 registers each).
+constexpr int64_t kResidentThreads = 1024;
+
+// shared_per_group: dynamic shared memory each row group needs (the norm backward's
+// dweight/dbias sums for cached rows). partial_arrays > 0: the kernel writes that many
+// [groups][n] fp32 partial arrays, so the grid is one resident wave (and 64 MiB of
+// partials at most); other kernels get a few waves of grid-stride blocks.
 inline RowPlan plan_rows(const Device& d, int64_t rows, int64_t n, size_t esize,
-                         const opk::RowConfig (&cfgs)[3], int partial_arrays) {
+                         const opk::RowConfig (&cfgs)[3], int partial_arrays, size_t shared_per_group = 0) {
     const int64_t pack = int64_t(16 / esize), packs = (n + pack - 1) / pack;
-    int c = 2;
-    if (packs <= int64_t(cfgs[0].threads) * cfgs[0].chunks)
-        c = 0;
-    else if (packs <= int64_t(cfgs[1].threads) * cfgs[1].chunks)
-        c = 1;
-    const opk::RowConfig& rc = cfgs[c];
-    RowPlan p;
-    p.config = c;
-    p.block = unsigned(rc.threads * rc.rows_per_block);
-    const int64_t row_blocks = (rows + rc.rows_per_block - 1) / rc.rows_per_block;
-    int64_t grid = std::min<int64_t>(row_blocks, int64_t(d.sm_count) * 32);
+    RowPlan p{};
+    int64_t rows_per_block = 1;
+    if (packs <= int64_t(cfgs[0].threads) * cfgs[0].chunks) {
+        p.config = 0;
+        rows_per_block = cfgs[0].rows_per_block;
+        p.block = unsigned(cfgs[0].threads * cfgs[0].rows_per_block);
+    } else {
+        const int64_t need = (packs + cfgs[1].chunks - 1) / cfgs[1].chunks;
+        if (need <= 1024) {
+            p.config = 1;
+            p.block = unsigned(std::max<int64_t>(64, (need + 31) / 32 * 32));
+        } else {
+            p.config = 2;
+            p.block = kStreamBlock;
+        }
+    }
+    p.smem = p.config < 2 ? size_t(rows_per_block) * shared_per_group : 0;
+    int64_t resident = std::max<int64_t>(1, kResidentThreads / p.block);
+    if (p.smem) resident = std::max<int64_t>(1, std::min<int64_t>(resident, int64_t(d.shared_per_sm) / int64_t(p.smem + 1024)));
+    const int64_t row_blocks = (rows + rows_per_block - 1) / rows_per_block;
+    int64_t grid = std::min<int64_t>(row_blocks, int64_t(d.sm_count) * resident * 8);
     if (partial_arrays > 0) {
-        static const int blocks_per_sm[3] = {8, 4, 2};
-        grid = std::min<int64_t>(grid, int64_t(d.sm_count) * blocks_per_sm[c]);
-        const int64_t bytes_per_block = int64_t(rc.rows_per_block) * std::max<int64_t>(n, 1) * 4 * partial_arrays;
+        grid = std::min<int64_t>(row_blocks, int64_t(d.sm_count) * resident);
+        const int64_t bytes_per_block = rows_per_block * std::max<int64_t>(n, 1) * 4 * partial_arrays;
         grid = std::min<int64_t>(grid, std::max<int64_t>(1, (int64_t(64) << 20) / bytes_per_block));
     }
     p.grid = size_t(std::max<int64_t>(grid, rows > 0 ? 1 : 0));
-    p.groups = int64_t(p.grid) * rc.rows_per_block;
+    p.groups = int64_t(p.grid) * rows_per_block;
     return p;
 }
 

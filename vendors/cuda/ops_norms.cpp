@@ -68,7 +68,11 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
             if (t) OPKIT_CU_TRY(drv().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(base_of(t)), 0, size_t(n) * es, s));
         return OPKIT_OK;
     }
-    const RowPlan p = plan_rows(d, rows, n, es, opk::kRowConfigsBwd, arrays);
+    // Cached rows sum dweight/dbias in shared memory ([layer ? 2 : 1][rows per block][n]
+    // fp32) when a block may have that much; otherwise straight into the partial rows.
+    const size_t shared_per_group = arrays ? size_t(n) * sizeof(float) * (layer ? 2 : 1) : 0;
+    RowPlan p = plan_rows(d, rows, n, es, opk::kRowConfigsBwd, arrays, shared_per_group);
+    if (p.smem > size_t(d.shared_per_block)) p = plan_rows(d, rows, n, es, opk::kRowConfigsBwd, arrays, 0);
     Scratch scratch(d, s);
     float* partial = nullptr;
     if (arrays) {
@@ -92,16 +96,17 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     a.weight_offset = weight_offset;
     a.want_dweight = dweight != nullptr;
     a.want_dbias = dbias != nullptr;
+    a.shared_sums = p.smem > 0;
     const char* name = layer ? kLnBwd[type][p.config] : kRmsBwd[type][p.config];
-    OPKIT_CUDA_TRY(launch(d, Module::norms, name, p.grid, p.block, s, a));
-    const size_t col_grid = std::min<size_t>(ceil_div(size_t(n), 256), size_t(d.sm_count) * 8);
+    OPKIT_CUDA_TRY(launch(d, Module::norms, name, p.grid, p.block, s, a, p.smem));
+    const size_t col_grid = ceil_div(size_t(n), opk::kColumnSumColumns);
     if (dweight) {
         const opk::ColumnSumArgs c{partial, p.groups, n, base_of(dweight)};
-        OPKIT_CUDA_TRY(launch(d, Module::norms, kColumnSum[type], col_grid, 256, s, c));
+        OPKIT_CUDA_TRY(launch(d, Module::norms, kColumnSum[type], col_grid, opk::kColumnSumThreads, s, c));
     }
     if (dbias) {
         const opk::ColumnSumArgs c{partial + size_t(p.groups) * size_t(n), p.groups, n, base_of(dbias)};
-        OPKIT_CUDA_TRY(launch(d, Module::norms, kColumnSum[type], col_grid, 256, s, c));
+        OPKIT_CUDA_TRY(launch(d, Module::norms, kColumnSum[type], col_grid, opk::kColumnSumThreads, s, c));
     }
     return OPKIT_OK;
 }

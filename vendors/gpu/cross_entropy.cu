@@ -19,14 +19,13 @@ OPK_DEV RowKind row_kind(int64_t t, int64_t ignore_index, int64_t V) {
 }
 
 // Fills a gradient row with one value (0 for ignored rows, NaN for bad targets).
-template <typename T, int G>
-OPK_DEV void fill_row(T* row, int64_t n, bool vec, float value, int lane) {
+template <typename T>
+OPK_DEV void fill_row(T* row, const Span& sp, bool vec, float value) {
     constexpr int P = Pack<T>::n;
-    const int64_t packs = (n + P - 1) / P;
     float v[P];
 #pragma unroll
     for (int k = 0; k < P; ++k) v[k] = value;
-    for (int64_t c = lane; c < packs; c += G) store_pack<T, P>(row, c, n, vec, v);
+    for (int64_t c = sp.lane; c < sp.packs; c += sp.size) store_pack<T, P>(row, c, sp.n, vec, v);
 }
 
 // The gradient of one pack: (softmax - smooth) * scale, minus (1 - eps) * scale at t.
@@ -41,52 +40,60 @@ OPK_DEV void grad_pack(float (&v)[P], int64_t c, float lse, int64_t t, float smo
 }
 
 // Row statistics: max m, sum of exp(x - m) s and sum of x (for label smoothing). Cached
-// rows stay in v; streamed rows are folded with the online recurrence.
+// rows stay in `x`; streamed rows are folded with the online recurrence.
 template <typename T, int G, int C>
-OPK_DEV void row_stats(const T* xr, int64_t V, bool vec, bool cached, float (&v)[C][Pack<T>::n],
-                       int lane, float* smem, float& m, float& s, float& sx) {
+OPK_DEV void row_stats(const T* xr, const Span& sp, bool vec, RowCache<T, C ? C : 1>& x, float* smem,
+                       float& m, float& s, float& sx) {
     constexpr int P = Pack<T>::n;
-    const int64_t packs = (V + P - 1) / P;
     m = -INFINITY;
-    float sums[2] = {0.0f, 0.0f};
-    if (cached) {
+    float sums[2] = {0.0f, 0.0f};  // sum of exp, sum of x
+    auto add_x = [&](int64_t c, const float(&v)[P]) {
 #pragma unroll
-        for (int i = 0; i < C; ++i) {
-            const int64_t c = int64_t(i) * G + lane;
-            if (c < packs) {
-                load_pack<T, P>(xr, c, V, vec, v[i], -INFINITY);
+        for (int k = 0; k < P; ++k)
+            if (c * P + k < sp.n) sums[1] += v[k];
+    };
+    if constexpr (C > 0) {
+        x.load(xr, sp, vec, -INFINITY);
+        x.each(sp, [&](int, int64_t c, const float(&v)[P]) {
 #pragma unroll
-                for (int k = 0; k < P; ++k) m = fmaxf(m, v[i][k]);
-            }
-        }
-        m = group_max<G>(m, smem);
+            for (int k = 0; k < P; ++k) m = fmaxf(m, v[k]);
+            add_x(c, v);
+        });
+        x.each(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
-        for (int i = 0; i < C; ++i) {
-            const int64_t c = int64_t(i) * G + lane;
-            if (c < packs)
-#pragma unroll
-                for (int k = 0; k < P; ++k) {
-                    sums[0] += exp_shifted(v[i][k], m);
-                    if (c * P + k < V) sums[1] += v[i][k];
-                }
-        }
-        group_sum<G, 2>(sums, smem);
-        s = sums[0];
+            for (int k = 0; k < P; ++k) sums[0] += exp_shifted(v[k], m);
+        });
     } else {
-        float ts = 0.0f;
-        for (int64_t c = lane; c < packs; c += G) {
-            float t[P];
-            load_pack<T, P>(xr, c, V, vec, t, -INFINITY);
-            online_add<P>(m, ts, t);
-#pragma unroll
-            for (int k = 0; k < P; ++k)
-                if (c * P + k < V) sums[1] += t[k];
-        }
-        group_online<G>(m, ts, smem);
-        s = ts;
-        sums[1] = group_sum1<G>(sums[1], smem);
+        stream_row<T>(xr, sp, vec, -INFINITY, [&](int, int64_t c, const float(&v)[P]) {
+            online_add<P>(m, sums[0], v);
+            add_x(c, v);
+        });
     }
+    // One reduction for the max, one for both sums.
+    const float gm = group_max<G>(m, smem);
+    sums[0] *= exp_shifted(m, gm);
+    group_sum<G, 2>(sums, smem);
+    m = gm;
+    s = sums[0];
     sx = sums[1];
+}
+
+// Writes the gradient row: cached packs from registers, streamed ones read again.
+template <typename T, bool kCached, class Cache>
+OPK_DEV void write_grad(const T* xr, bool xvec, T* gr, bool gvec, const Span& sp, const Cache& x, float lse,
+                        int64_t t, float smooth, float hit, float scale) {
+    constexpr int P = Pack<T>::n;
+    auto emit = [&](int, int64_t c, const float(&v)[P]) {
+        float u[P];
+#pragma unroll
+        for (int k = 0; k < P; ++k) u[k] = v[k];
+        grad_pack<P>(u, c, lse, t, smooth, hit, scale);
+        store_pack<T, P>(gr, c, sp.n, gvec, u);
+    };
+    if constexpr (kCached)
+        x.each(sp, emit);
+    else
+        stream_row<T>(xr, sp, xvec, -INFINITY, emit);
 }
 
 template <typename T, int G, int C>
@@ -94,8 +101,8 @@ OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
     constexpr int P = Pack<T>::n;
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const int64_t V = a.V, packs = (V + P - 1) / P;
-    const bool cached = packs <= int64_t(G) * C;
+    const Span sp = g.span(a.V, P);
+    const int64_t V = a.V;
     const float eps = a.label_smoothing, smooth = eps / float(V), hit = 1.0f - eps;
     float scale = 1.0f;
     if (a.valid_rows) scale = *a.valid_rows ? 1.0f / float(*a.valid_rows) : 0.0f;
@@ -105,16 +112,16 @@ OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
         T* gr = a.grad.data ? row_ptr<T>(a.grad, r) : nullptr;
         const float row_loss = kind == kIgnored ? 0.0f : NAN;
         if (kind != kValid && !a.lse.data) {  // nothing of the row is needed
-            if (gr) fill_row<T, G>(gr, V, a.grad.vec, kind == kIgnored ? 0.0f : NAN, g.lane);
+            if (gr) fill_row<T>(gr, sp, a.grad.vec, kind == kIgnored ? 0.0f : NAN);
             if (g.lane == 0 && a.loss.data) strided_set<float>(a.loss, r, row_loss);
             continue;
         }
         const T* xr = row_ptr<const T>(a.logits, r);
         // Read before anything is written: the gradient may overwrite the logits.
         const float xt = kind == kValid && g.lane == 0 ? to_f32(xr[t]) : 0.0f;
-        float v[C][P];
+        RowCache<T, C ? C : 1> x;
         float m, s, sx;
-        row_stats<T, G, C>(xr, V, a.logits.vec, cached, v, g.lane, smem, m, s, sx);
+        row_stats<T, G, C>(xr, sp, a.logits.vec, x, smem, m, s, sx);
         const float lse = m + logf(s);
         if (g.lane == 0) {
             if (a.lse.data) strided_set<float>(a.lse, r, lse);
@@ -125,26 +132,12 @@ OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
         }
         if (!gr) continue;
         if (kind != kValid) {
-            fill_row<T, G>(gr, V, a.grad.vec, kind == kIgnored ? 0.0f : NAN, g.lane);
+            fill_row<T>(gr, sp, a.grad.vec, kind == kIgnored ? 0.0f : NAN);
             continue;
         }
-        if (cached) {
-#pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs) {
-                    grad_pack<P>(v[i], c, lse, t, smooth, hit, scale);
-                    store_pack<T, P>(gr, c, V, a.grad.vec, v[i]);
-                }
-            }
-        } else {
-            for (int64_t c = g.lane; c < packs; c += G) {
-                float u[P];
-                load_pack<T, P>(xr, c, V, a.logits.vec, u, -INFINITY);
-                grad_pack<P>(u, c, lse, t, smooth, hit, scale);
-                store_pack<T, P>(gr, c, V, a.grad.vec, u);
-            }
-        }
+        // In place (gradient over the logits) is safe: a thread reads and writes only the
+        // packs it owns, and lane 0 read x[t] before the reductions.
+        write_grad<T, (C > 0)>(xr, a.logits.vec, gr, a.grad.vec, sp, x, lse, t, smooth, hit, scale);
     }
 }
 
@@ -152,11 +145,10 @@ OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
 // row is read once; without it the statistics are recomputed first.
 template <typename T, int G, int C>
 OPK_DEV void ce_backward(const CrossEntropyArgs& a) {
-    constexpr int P = Pack<T>::n;
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const int64_t V = a.V, packs = (V + P - 1) / P;
-    const bool cached = !a.lse.data && packs <= int64_t(G) * C;
+    const Span sp = g.span(a.V, Pack<T>::n);
+    const int64_t V = a.V;
     const float eps = a.label_smoothing, smooth = eps / float(V), hit = 1.0f - eps;
     float scale = 1.0f;
     if (a.valid_rows) scale = *a.valid_rows ? 1.0f / float(*a.valid_rows) : 0.0f;
@@ -166,37 +158,23 @@ OPK_DEV void ce_backward(const CrossEntropyArgs& a) {
         const RowKind kind = row_kind(t, a.ignore_index, V);
         T* gr = row_ptr<T>(a.grad, r);
         if (kind != kValid) {
-            fill_row<T, G>(gr, V, a.grad.vec, kind == kIgnored ? 0.0f : NAN, g.lane);
+            fill_row<T>(gr, sp, a.grad.vec, kind == kIgnored ? 0.0f : NAN);
             continue;
         }
         const T* xr = row_ptr<const T>(a.logits, r);
         const float sc = scale * (a.dloss_per_row ? strided_get<float>(a.dloss, r) : upstream);
-        float v[C][P];
+        RowCache<T, C ? C : 1> x;
         float lse;
         if (a.lse.data) {
             lse = strided_get<float>(a.lse, r);
-        } else {
-            float m, s, sx;
-            row_stats<T, G, C>(xr, V, a.logits.vec, cached, v, g.lane, smem, m, s, sx);
-            lse = m + logf(s);
+            // With lse known, one streaming pass suffices: cached configs read as they write.
+            write_grad<T, false>(xr, a.logits.vec, gr, a.grad.vec, sp, x, lse, t, smooth, hit, sc);
+            continue;
         }
-        if (cached) {
-#pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs) {
-                    grad_pack<P>(v[i], c, lse, t, smooth, hit, sc);
-                    store_pack<T, P>(gr, c, V, a.grad.vec, v[i]);
-                }
-            }
-        } else {
-            for (int64_t c = g.lane; c < packs; c += G) {
-                float u[P];
-                load_pack<T, P>(xr, c, V, a.logits.vec, u, -INFINITY);
-                grad_pack<P>(u, c, lse, t, smooth, hit, sc);
-                store_pack<T, P>(gr, c, V, a.grad.vec, u);
-            }
-        }
+        float m, s, sx;
+        row_stats<T, G, C>(xr, sp, a.logits.vec, x, smem, m, s, sx);
+        lse = m + logf(s);
+        write_grad<T, (C > 0)>(xr, a.logits.vec, gr, a.grad.vec, sp, x, lse, t, smooth, hit, sc);
     }
 }
 

@@ -30,24 +30,28 @@ struct Strided {
     int64_t stride;  // elements
 };
 
-// Row-kernel shapes. "threads" threads share one row (a warp-sized group for short rows,
-// a whole block for long ones); each thread keeps `chunks` 16-byte packs of the row in
-// registers, so a row of up to threads * chunks * (16 / sizeof(T)) elements is read from
-// memory once. Longer rows take the streaming path (the row is read twice).
+// Row-kernel shapes. `threads` threads share one row: a warp-sized group for short rows
+// (several rows per block), or 0 = the whole block for longer ones, its size (a multiple
+// of the warp size, at most 1024) chosen by the host so that each thread holds at most
+// `chunks` 16-byte packs of the row. Those stay in registers in the tensor's own type,
+// so the row is read from memory once; a row longer than 1024 * chunks packs streams
+// (read twice, the second time mostly from L2).
 struct RowConfig {
-    int threads;         // threads per row
-    int rows_per_block;  // rows a block works on at once
+    int threads;         // threads per row; 0 = the whole block
+    int rows_per_block;  // rows a block works on at once (1 when threads = 0)
     int chunks;          // 16-byte packs cached per thread
 };
-// Kernels that keep one row array (forward norms, softmax, cross-entropy). Rows are
-// spread so that each thread has all its packs in flight at once (4 x 16 bytes): an H100
-// needs ~20 KiB of loads in flight per SM to approach its copy bandwidth.
-constexpr RowConfig kRowConfigs[3] = {{32, 4, 4}, {128, 1, 4}, {512, 1, 4}};
-// Backward kernels keep two rows (x and dy, or dy and y) plus, for the norms, the
-// dweight/dbias accumulators: fewer cached packs keep them at 2+ blocks per SM (measured
-// on an H100: 4 packs meant 160-220 registers and one 256-thread block per SM), and the
-// widest shape caches little (its rows take the streaming path) to stay within 128.
-constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2}, {256, 1, 2}, {512, 1, 1}};
+// The largest block a config is launched with (its launch bound).
+constexpr int max_block(const RowConfig& c) { return c.threads ? c.threads * c.rows_per_block : 1024; }
+
+// Kernels that keep one row array (forward norms, softmax, cross-entropy): 4 packs per
+// thread (16 registers) give every thread 64 bytes of loads in flight; the widest config
+// holds 8 so rows up to 8192 packs (64K bf16 / 32K fp32 elements) are still read once.
+constexpr RowConfig kRowConfigs[3] = {{32, 4, 4}, {0, 1, 4}, {0, 1, 0}};
+// Backward kernels keep two rows (x and dy, or dy and y) plus, for the norms, fp32
+// dweight/dbias accumulators per cached pack: half the packs per thread keeps them within
+// the 64 registers that 1024 resident threads per SM allow.
+constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2}, {0, 1, 2}, {0, 1, 0}};
 
 // rms_norm / layer_norm, forward and backward.
 struct NormArgs {
@@ -62,6 +66,7 @@ struct NormArgs {
     float weight_offset;
     int32_t weight_vec, bias_vec;  // 1: weight / bias 16-byte aligned
     int32_t want_dweight, want_dbias;
+    int32_t shared_sums;  // 1: cached rows sum dweight/dbias in dynamic shared memory
 };
 
 // softmax forward (a = x -> out = y) and backward (a = dy, b = y -> out = dx).
@@ -102,6 +107,10 @@ struct LossSumArgs {
 };
 
 // Sums partials [groups][n] over groups into out[n] (dweight / dbias), converted to T.
+// A block covers kColumnSumColumns columns with kColumnSumThreads threads: each column's
+// groups are split over kColumnSumThreads / kColumnSumColumns threads.
+constexpr int kColumnSumColumns = 32;
+constexpr int kColumnSumThreads = 512;
 struct ColumnSumArgs {
     const float* partial;
     int64_t groups, n;

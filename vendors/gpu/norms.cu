@@ -8,93 +8,97 @@
 namespace opk {
 namespace {
 
+// Pack c of an optional per-column vector (weight, bias) as fp32, plus `offset`.
+template <typename T, int P>
+OPK_DEV void column_pack(const T* v, int64_t c, int64_t n, bool vec, float offset, float (&out)[P]) {
+    if (v) {
+        load_pack<T, P>(v, c, n, vec, out);
+#pragma unroll
+        for (int k = 0; k < P; ++k) out[k] += offset;
+    } else {
+#pragma unroll
+        for (int k = 0; k < P; ++k) out[k] = 1.0f;
+    }
+}
+
 template <typename T, int G, int C>
 OPK_DEV void rms_forward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const int64_t n = a.n, packs = (n + P - 1) / P;
-    const bool cached = packs <= int64_t(G) * C;
+    const Span sp = g.span(a.n, P);
+    constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const T* xr = row_ptr<const T>(a.x, r);
         T* yr = row_ptr<T>(a.y, r);
-        float v[C][P];
+        RowCache<T, C ? C : 1> x;
         float ss = 0.0f;
-        if (cached) {
+        auto square = [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs) {
-                    load_pack<T, P>(xr, c, n, a.x.vec, v[i]);
-#pragma unroll
-                    for (int k = 0; k < P; ++k) ss += v[i][k] * v[i][k];
-                }
-            }
+            for (int k = 0; k < P; ++k) ss += v[k] * v[k];
+        };
+        if constexpr (cached) {
+            x.load(xr, sp, a.x.vec);
+            x.each(sp, square);
         } else {
-            for (int64_t c = g.lane; c < packs; c += G) {
-                float t[P];
-                load_pack<T, P>(xr, c, n, a.x.vec, t);
-#pragma unroll
-                for (int k = 0; k < P; ++k) ss += t[k] * t[k];
-            }
+            stream_row<T>(xr, sp, a.x.vec, 0.0f, square);
         }
         ss = group_sum1<G>(ss, smem);
-        const float inv = 1.0f / sqrtf(ss / float(n) + a.eps);
-        auto emit = [&](int64_t c, const float(&x)[P]) {
-            float out[P];
-            if (w) {
-                float wv[P];
-                load_pack<T, P>(w, c, n, a.weight_vec, wv);
+        const float inv = 1.0f / sqrtf(ss / float(sp.n) + a.eps);
+        auto emit = [&](int, int64_t c, const float(&v)[P]) {
+            float wv[P], out[P];
+            column_pack<T, P>(w, c, sp.n, a.weight_vec, a.weight_offset, wv);
 #pragma unroll
-                for (int k = 0; k < P; ++k) out[k] = x[k] * inv * (wv[k] + a.weight_offset);
-            } else {
-#pragma unroll
-                for (int k = 0; k < P; ++k) out[k] = x[k] * inv;
-            }
-            store_pack<T, P>(yr, c, n, a.y.vec, out);
+            for (int k = 0; k < P; ++k) out[k] = v[k] * inv * wv[k];
+            store_pack<T, P>(yr, c, sp.n, a.y.vec, out);
         };
-        if (cached) {
-#pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs) emit(c, v[i]);
-            }
-        } else {
-            for (int64_t c = g.lane; c < packs; c += G) {
-                float t[P];
-                load_pack<T, P>(xr, c, n, a.x.vec, t);
-                emit(c, t);
-            }
-        }
+        if constexpr (cached)
+            x.each(sp, emit);
+        else
+            stream_row<T>(xr, sp, a.x.vec, 0.0f, emit);
         if (g.lane == 0 && a.rstd.data) strided_set<float>(a.rstd, r, inv);
     }
 }
 
-// Zeroes this group's partial row(s) with the same pack-to-lane mapping the streaming
-// loops use, so each element is only ever touched by one thread (no barrier needed).
-template <int P, int G>
-OPK_DEV void zero_partial(float* part, int64_t n, int lane) {
-    if (!part) return;
-    const int64_t packs = (n + P - 1) / P;
-    for (int64_t c = lane; c < packs; c += G)
-#pragma unroll
-        for (int k = 0; k < P; ++k)
-            if (c * P + k < n) part[c * P + k] = 0.0f;
-}
-
+// A group's dweight or dbias sums. `part` is the group's fp32 partial row in global
+// memory ([groups][n]; NULL = not wanted). Cached rows add into a row of dynamic shared
+// memory (the host sizes it) and copy it out after the group's last row; streamed rows
+// add straight into `part`. Each element is only ever touched by the thread that owns
+// its pack, so neither needs a barrier or an atomic.
 template <int P>
-OPK_DEV void add_partial(float* part, int64_t c, int64_t n, const float (&v)[P]) {
-#pragma unroll
-    for (int k = 0; k < P; ++k)
-        if (c * P + k < n) part[c * P + k] += v[k];
-}
+struct ColumnAcc {
+    float* part;
+    float* acc;
 
-template <int P>
-OPK_DEV void write_partial(float* part, int64_t c, int64_t n, const float (&v)[P]) {
+    OPK_DEV ColumnAcc(float* partial_row, float* shared_row, const Span& s)
+        : part(partial_row), acc(shared_row ? shared_row : partial_row) {
+        if (!part) return;
+        for (int64_t c = s.lane; c < s.packs; c += s.size)
 #pragma unroll
-    for (int k = 0; k < P; ++k)
-        if (c * P + k < n) part[c * P + k] = v[k];
+            for (int k = 0; k < P; ++k)
+                if (c * P + k < s.n) acc[c * P + k] = 0.0f;
+    }
+    // Element k of pack c (callers only pass elements inside the row).
+    OPK_DEV void add(int64_t c, int k, float v) {
+        if (part) acc[c * P + k] += v;
+    }
+    OPK_DEV void flush(const Span& s) {
+        if (!part || acc == part) return;
+        for (int64_t c = s.lane; c < s.packs; c += s.size)
+#pragma unroll
+            for (int k = 0; k < P; ++k)
+                if (c * P + k < s.n) part[c * P + k] = acc[c * P + k];
+    }
+};
+
+// Dynamic shared memory of the norm backward kernels: [arrays][rows per block][n] fp32.
+extern __shared__ float norm_columns[];
+
+template <int G>
+OPK_DEV float* shared_columns(int array, int64_t n) {
+    const int rpb = G ? int(blockDim.x) / G : 1, in_block = G ? int(threadIdx.x) / G : 0;
+    return norm_columns + (int64_t(array) * rpb + in_block) * n;
 }
 
 // dx = rstd * g - x * rstd^3 * mean(g * x), g = dy * (weight + weight_offset);
@@ -104,86 +108,51 @@ OPK_DEV void rms_backward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const int64_t n = a.n, packs = (n + P - 1) / P;
-    const bool cached = packs <= int64_t(G) * C;
+    const Span sp = g.span(a.n, P);
+    constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
-    float* part = a.want_dweight ? a.partial + g.group * n : nullptr;
-    float acc[C][P];
-#pragma unroll
-    for (int i = 0; i < C; ++i)
-#pragma unroll
-        for (int k = 0; k < P; ++k) acc[i][k] = 0.0f;
-    if (!cached) zero_partial<P, G>(part, n, g.lane);
+    ColumnAcc<P> dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
+                    cached && a.shared_sums ? shared_columns<G>(0, sp.n) : nullptr, sp);
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const T* xr = row_ptr<const T>(a.x, r);
         const T* dyr = row_ptr<const T>(a.dy, r);
         T* dxr = row_ptr<T>(a.dx, r);
         const float inv = strided_get<float>(a.rstd, r);
-        float xv[C][P], gv[C][P];
+        RowCache<T, C ? C : 1> xc, dyc;
         float dot = 0.0f;
-        // Reads x and dy at pack c; leaves g in gd; returns the dweight contribution in dw.
-        auto first = [&](int64_t c, float(&x)[P], float(&gd)[P], float(&dw)[P]) {
-            load_pack<T, P>(xr, c, n, a.x.vec, x);
-            load_pack<T, P>(dyr, c, n, a.dy.vec, gd);
+        auto first = [&](int, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P];
-            if (w) load_pack<T, P>(w, c, n, a.weight_vec, wv);
+            column_pack<T, P>(w, c, sp.n, a.weight_vec, a.weight_offset, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) {
-                dw[k] = gd[k] * x[k] * inv;
-                if (w) gd[k] *= wv[k] + a.weight_offset;
-                dot += gd[k] * x[k];
+                dot += dy[k] * wv[k] * x[k];
+                if (c * P + k < sp.n) dw.add(c, k, dy[k] * x[k] * inv);
             }
         };
-        if (cached) {
-#pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs) {
-                    float dw[P];
-                    first(c, xv[i], gv[i], dw);
-#pragma unroll
-                    for (int k = 0; k < P; ++k) acc[i][k] += dw[k];
-                }
-            }
+        if constexpr (cached) {
+            xc.load(xr, sp, a.x.vec);
+            dyc.load(dyr, sp, a.dy.vec);
+            each2(dyc, xc, sp, first);
         } else {
-            for (int64_t c = g.lane; c < packs; c += G) {
-                float x[P], gd[P], dw[P];
-                first(c, x, gd, dw);
-                if (part) add_partial<P>(part, c, n, dw);
-            }
+            stream_rows2<T>(dyr, a.dy.vec, xr, a.x.vec, sp, first);
         }
         dot = group_sum1<G>(dot, smem);
-        const float coef = inv * inv * inv * dot / float(n);
-        auto emit = [&](int64_t c, const float(&x)[P], const float(&gd)[P]) {
-            float out[P];
+        const float coef = inv * inv * inv * dot / float(sp.n);
+        auto emit = [&](int, int64_t c, const float(&dy)[P], const float(&x)[P]) {
+            float wv[P], out[P];
+            column_pack<T, P>(w, c, sp.n, a.weight_vec, a.weight_offset, wv);
 #pragma unroll
-            for (int k = 0; k < P; ++k) out[k] = inv * gd[k] - coef * x[k];
-            store_pack<T, P>(dxr, c, n, a.dx.vec, out);
+            for (int k = 0; k < P; ++k) out[k] = inv * dy[k] * wv[k] - coef * x[k];
+            store_pack<T, P>(dxr, c, sp.n, a.dx.vec, out);
         };
-        if (cached) {
-#pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs) emit(c, xv[i], gv[i]);
-            }
+        if constexpr (cached) {
+            each2(dyc, xc, sp, emit);
         } else {
-            for (int64_t c = g.lane; c < packs; c += G) {
-                float x[P], gd[P], dw[P];
-                const float keep = dot;
-                first(c, x, gd, dw);  // recomputes g; its dot and dw are discarded
-                dot = keep;
-                emit(c, x, gd);
-            }
+            stream_rows2<T>(dyr, a.dy.vec, xr, a.x.vec, sp, emit);
         }
     }
-    if (cached && part) {
-#pragma unroll
-        for (int i = 0; i < C; ++i) {
-            const int64_t c = int64_t(i) * G + g.lane;
-            if (c < packs) write_partial<P>(part, c, n, acc[i]);
-        }
-    }
+    dw.flush(sp);
 }
 
 // y = (x - mean) * rstd * weight + bias; biased variance. Cached rows use the exact
@@ -194,83 +163,61 @@ OPK_DEV void ln_forward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const int64_t n = a.n, packs = (n + P - 1) / P;
-    const bool cached = packs <= int64_t(G) * C;
+    const Span sp = g.span(a.n, P);
+    constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
     const T* b = static_cast<const T*>(a.bias);
-    const float inv_n = 1.0f / float(n);
+    const float inv_n = 1.0f / float(sp.n);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const T* xr = row_ptr<const T>(a.x, r);
         T* yr = row_ptr<T>(a.y, r);
-        float v[C][P];
+        RowCache<T, C ? C : 1> x;
         float mu, var;
-        if (cached) {
+        if constexpr (cached) {
+            x.load(xr, sp, a.x.vec);
             float s = 0.0f;
+            x.each(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs) {
-                    load_pack<T, P>(xr, c, n, a.x.vec, v[i]);
-#pragma unroll
-                    for (int k = 0; k < P; ++k) s += v[i][k];
-                }
-            }
+                for (int k = 0; k < P; ++k) s += v[k];  // the fill past the end is 0
+            });
             mu = group_sum1<G>(s, smem) * inv_n;
             float q = 0.0f;
+            x.each(sp, [&](int, int64_t c, const float(&v)[P]) {
 #pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs)
-#pragma unroll
-                    for (int k = 0; k < P; ++k)
-                        if (c * P + k < n) q += (v[i][k] - mu) * (v[i][k] - mu);
-            }
+                for (int k = 0; k < P; ++k)
+                    if (c * P + k < sp.n) q += (v[k] - mu) * (v[k] - mu);
+            });
             var = group_sum1<G>(q, smem) * inv_n;
         } else {
             const float shift = to_f32(xr[0]);
             float sums[2] = {0.0f, 0.0f};
-            for (int64_t c = g.lane; c < packs; c += G) {
-                float t[P];
-                load_pack<T, P>(xr, c, n, a.x.vec, t);
+            stream_row<T>(xr, sp, a.x.vec, 0.0f, [&](int, int64_t c, const float(&v)[P]) {
 #pragma unroll
                 for (int k = 0; k < P; ++k)
-                    if (c * P + k < n) {
-                        const float d = t[k] - shift;
+                    if (c * P + k < sp.n) {
+                        const float d = v[k] - shift;
                         sums[0] += d;
                         sums[1] += d * d;
                     }
-            }
+            });
             group_sum<G, 2>(sums, smem);
             const float m1 = sums[0] * inv_n;
             mu = shift + m1;
             var = fmaxf(sums[1] * inv_n - m1 * m1, 0.0f);
         }
         const float inv = 1.0f / sqrtf(var + a.eps);
-        auto emit = [&](int64_t c, const float(&x)[P]) {
-            float out[P], wv[P], bv[P];
-            if (w) load_pack<T, P>(w, c, n, a.weight_vec, wv);
-            if (b) load_pack<T, P>(b, c, n, a.bias_vec, bv);
+        auto emit = [&](int, int64_t c, const float(&v)[P]) {
+            float wv[P], bv[P], out[P];
+            column_pack<T, P>(w, c, sp.n, a.weight_vec, 0.0f, wv);
+            if (b) load_pack<T, P>(b, c, sp.n, a.bias_vec, bv);
 #pragma unroll
-            for (int k = 0; k < P; ++k) {
-                out[k] = (x[k] - mu) * inv;
-                if (w) out[k] *= wv[k];
-                if (b) out[k] += bv[k];
-            }
-            store_pack<T, P>(yr, c, n, a.y.vec, out);
+            for (int k = 0; k < P; ++k) out[k] = (v[k] - mu) * inv * wv[k] + (b ? bv[k] : 0.0f);
+            store_pack<T, P>(yr, c, sp.n, a.y.vec, out);
         };
-        if (cached) {
-#pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs) emit(c, v[i]);
-            }
-        } else {
-            for (int64_t c = g.lane; c < packs; c += G) {
-                float t[P];
-                load_pack<T, P>(xr, c, n, a.x.vec, t);
-                emit(c, t);
-            }
-        }
+        if constexpr (cached)
+            x.each(sp, emit);
+        else
+            stream_row<T>(xr, sp, a.x.vec, 0.0f, emit);
         if (g.lane == 0) {
             if (a.mean.data) strided_set<float>(a.mean, r, mu);
             if (a.rstd.data) strided_set<float>(a.rstd, r, inv);
@@ -285,22 +232,15 @@ OPK_DEV void ln_backward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const int64_t n = a.n, packs = (n + P - 1) / P;
-    const bool cached = packs <= int64_t(G) * C;
+    const Span sp = g.span(a.n, P);
+    constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
-    const int64_t groups = int64_t(gridDim.x) * (int(blockDim.x) / G);
-    float* part_w = a.want_dweight ? a.partial + g.group * n : nullptr;
-    float* part_b = a.want_dbias ? a.partial + (groups + g.group) * n : nullptr;
-    float acc_w[C][P], acc_b[C][P];
-#pragma unroll
-    for (int i = 0; i < C; ++i)
-#pragma unroll
-        for (int k = 0; k < P; ++k) acc_w[i][k] = acc_b[i][k] = 0.0f;
-    if (!cached) {
-        zero_partial<P, G>(part_w, n, g.lane);
-        zero_partial<P, G>(part_b, n, g.lane);
-    }
-    const float inv_n = 1.0f / float(n);
+    const int64_t groups = int64_t(gridDim.x) * (int(blockDim.x) / sp.size);
+    ColumnAcc<P> dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
+                    cached && a.shared_sums ? shared_columns<G>(0, sp.n) : nullptr, sp);
+    ColumnAcc<P> db(a.want_dbias ? a.partial + (groups + g.group) * sp.n : nullptr,
+                    cached && a.shared_sums ? shared_columns<G>(1, sp.n) : nullptr, sp);
+    const float inv_n = 1.0f / float(sp.n);
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const T* xr = row_ptr<const T>(a.x, r);
@@ -308,85 +248,45 @@ OPK_DEV void ln_backward(const NormArgs& a) {
         T* dxr = row_ptr<T>(a.dx, r);
         const float mu = strided_get<float>(a.mean, r);
         const float inv = strided_get<float>(a.rstd, r);
-        float xh[C][P], gv[C][P];
+        RowCache<T, C ? C : 1> xc, dyc;
         float sums[2] = {0.0f, 0.0f};  // sum(g), sum(g * xhat)
-        // Reads pack c: xhat into x, g into gd, dy into dyv (for dweight / dbias).
-        auto first = [&](int64_t c, float(&x)[P], float(&gd)[P], float(&dyv)[P]) {
-            load_pack<T, P>(xr, c, n, a.x.vec, x);
-            load_pack<T, P>(dyr, c, n, a.dy.vec, dyv);
+        auto first = [&](int, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P];
-            if (w) load_pack<T, P>(w, c, n, a.weight_vec, wv);
+            column_pack<T, P>(w, c, sp.n, a.weight_vec, 0.0f, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) {
-                const bool in = c * P + k < n;
-                x[k] = in ? (x[k] - mu) * inv : 0.0f;
-                gd[k] = w ? dyv[k] * wv[k] : dyv[k];
-                sums[0] += gd[k];
-                sums[1] += gd[k] * x[k];
+                if (c * P + k >= sp.n) continue;  // the fill past the end
+                const float xh = (x[k] - mu) * inv, gk = dy[k] * wv[k];
+                sums[0] += gk;
+                sums[1] += gk * xh;
+                dw.add(c, k, dy[k] * xh);
+                db.add(c, k, dy[k]);
             }
         };
-        if (cached) {
-#pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs) {
-                    float dyv[P];
-                    first(c, xh[i], gv[i], dyv);
-#pragma unroll
-                    for (int k = 0; k < P; ++k) {
-                        acc_w[i][k] += dyv[k] * xh[i][k];
-                        acc_b[i][k] += dyv[k];
-                    }
-                }
-            }
+        if constexpr (cached) {
+            xc.load(xr, sp, a.x.vec);
+            dyc.load(dyr, sp, a.dy.vec);
+            each2(dyc, xc, sp, first);
         } else {
-            for (int64_t c = g.lane; c < packs; c += G) {
-                float x[P], gd[P], dyv[P];
-                first(c, x, gd, dyv);
-                if (part_w) {
-                    float t[P];
-#pragma unroll
-                    for (int k = 0; k < P; ++k) t[k] = dyv[k] * x[k];
-                    add_partial<P>(part_w, c, n, t);
-                }
-                if (part_b) add_partial<P>(part_b, c, n, dyv);
-            }
+            stream_rows2<T>(dyr, a.dy.vec, xr, a.x.vec, sp, first);
         }
         group_sum<G, 2>(sums, smem);
         const float mg = sums[0] * inv_n, mgx = sums[1] * inv_n;
-        auto emit = [&](int64_t c, const float(&x)[P], const float(&gd)[P]) {
-            float out[P];
+        auto emit = [&](int, int64_t c, const float(&dy)[P], const float(&x)[P]) {
+            float wv[P], out[P];
+            column_pack<T, P>(w, c, sp.n, a.weight_vec, 0.0f, wv);
 #pragma unroll
-            for (int k = 0; k < P; ++k) out[k] = inv * (gd[k] - mg - x[k] * mgx);
-            store_pack<T, P>(dxr, c, n, a.dx.vec, out);
+            for (int k = 0; k < P; ++k) out[k] = inv * (dy[k] * wv[k] - mg - (x[k] - mu) * inv * mgx);
+            store_pack<T, P>(dxr, c, sp.n, a.dx.vec, out);
         };
-        if (cached) {
-#pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs) emit(c, xh[i], gv[i]);
-            }
+        if constexpr (cached) {
+            each2(dyc, xc, sp, emit);
         } else {
-            const float keep[2] = {sums[0], sums[1]};
-            for (int64_t c = g.lane; c < packs; c += G) {
-                float x[P], gd[P], dyv[P];
-                first(c, x, gd, dyv);  // recomputes xhat and g; the sums are restored below
-                emit(c, x, gd);
-            }
-            sums[0] = keep[0];
-            sums[1] = keep[1];
+            stream_rows2<T>(dyr, a.dy.vec, xr, a.x.vec, sp, emit);
         }
     }
-    if (cached) {
-#pragma unroll
-        for (int i = 0; i < C; ++i) {
-            const int64_t c = int64_t(i) * G + g.lane;
-            if (c < packs) {
-                if (part_w) write_partial<P>(part_w, c, n, acc_w[i]);
-                if (part_b) write_partial<P>(part_b, c, n, acc_b[i]);
-            }
-        }
-    }
+    dw.flush(sp);
+    db.flush(sp);
 }
 
 }  // namespace
@@ -400,18 +300,30 @@ OPK_ROW_KERNELS(opk_ln_fwd, NormArgs, ln_forward, kRowConfigs)
 OPK_ROW_KERNELS(opk_ln_bwd, NormArgs, ln_backward, kRowConfigsBwd)
 
 // dweight / dbias: out[j] = sum over groups of partial[g][j], converted to the weight's
-// type. One thread per column: the loads of a warp are contiguous in every group row.
+// type. A warp reads 32 adjacent columns of one group row (coalesced); the block's
+// slices of groups are combined in shared memory in a fixed order (deterministic).
 template <typename T>
 __device__ void column_sum(const ColumnSumArgs& a) {
+    constexpr int W = kColumnSumColumns, S = kColumnSumThreads / kColumnSumColumns;
+    __shared__ float part[S][W];
+    const int col = int(threadIdx.x) % W, slice = int(threadIdx.x) / W;
     T* out = static_cast<T*>(a.out);
-    for (int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; j < a.n;
-         j += int64_t(gridDim.x) * blockDim.x) {
+    for (int64_t j0 = int64_t(blockIdx.x) * W; j0 < a.n; j0 += int64_t(gridDim.x) * W) {
+        const int64_t j = j0 + col;
         float s = 0.0f;
-        for (int64_t g = 0; g < a.groups; ++g) s += a.partial[g * a.n + j];
-        out[j] = from_f32<T>(s);
+        if (j < a.n)
+            for (int64_t g = slice; g < a.groups; g += S) s += a.partial[g * a.n + j];
+        part[slice][col] = s;
+        __syncthreads();
+        if (slice == 0 && j < a.n) {
+            float total = 0.0f;
+            for (int k = 0; k < S; ++k) total += part[k][col];
+            out[j] = from_f32<T>(total);
+        }
+        __syncthreads();
     }
 }
 
-OPK_KERNEL(opk_column_sum_f32, 256)(const ColumnSumArgs a) { column_sum<float>(a); }
-OPK_KERNEL(opk_column_sum_f16, 256)(const ColumnSumArgs a) { column_sum<opk_f16>(a); }
-OPK_KERNEL(opk_column_sum_bf16, 256)(const ColumnSumArgs a) { column_sum<opk_bf16>(a); }
+OPK_KERNEL(opk_column_sum_f32, kColumnSumThreads)(const ColumnSumArgs a) { column_sum<float>(a); }
+OPK_KERNEL(opk_column_sum_f16, kColumnSumThreads)(const ColumnSumArgs a) { column_sum<opk_f16>(a); }
+OPK_KERNEL(opk_column_sum_bf16, kColumnSumThreads)(const ColumnSumArgs a) { column_sum<opk_bf16>(a); }

@@ -74,32 +74,164 @@ OPK_DEV void store_pack(T* row, int64_t c, int64_t n, bool vec, const float (&v)
     }
 }
 
-// Scratch for the block-wide reductions: up to 4 values from each of up to 32 warps.
-constexpr int kReduceSlots = 4 * 32;
+// A 16-byte pack held in registers in the tensor's own type (4 registers whatever the
+// dtype): a row cache of raw packs needs half the registers of fp32 values for f16/bf16,
+// and registers decide how many rows an SM keeps in flight.
+template <typename T, int P>
+OPK_DEV void load_raw(const T* row, int64_t c, int64_t n, bool vec, uint4& raw, float fill) {
+    const int64_t e = c * P;
+    if (vec && e + P <= n) {
+        raw = *reinterpret_cast<const uint4*>(row + e);
+    } else {
+        alignas(16) T t[P];
+#pragma unroll
+        for (int k = 0; k < P; ++k) t[k] = e + k < n ? row[e + k] : from_f32<T>(fill);
+        raw = *reinterpret_cast<const uint4*>(t);
+    }
+}
 
-// Sums K values over the G threads of a row group; every thread gets the sums. Groups of
-// at most a warp reduce with shuffles; a group wider than a warp is the whole block and
-// goes through shared memory. Fixed order: the result does not depend on timing.
+template <typename T, int P>
+OPK_DEV void unpack(const uint4& raw, float (&v)[P]) {
+    const T* t = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+    for (int k = 0; k < P; ++k) v[k] = to_f32(t[k]);
+}
+
+// One row as one thread of its group sees it: n elements in `packs` 16-byte packs, of
+// which this thread owns c = lane, lane + size, lane + 2 * size, ...
+struct Span {
+    int64_t n, packs;
+    int lane, size;
+};
+
+// The packs of a row that this thread owns, C at most, kept raw in registers.
+// each(f) calls f(i, c, v) with v the pack as fp32, for every pack held.
+template <typename T, int C>
+struct RowCache {
+    static constexpr int P = Pack<T>::n;
+    uint4 raw[C];
+
+    OPK_DEV void load(const T* row, const Span& s, bool vec, float fill = 0.0f) {
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            const int64_t c = int64_t(i) * s.size + s.lane;
+            if (c < s.packs) load_raw<T, P>(row, c, s.n, vec, raw[i], fill);
+        }
+    }
+    template <class F>
+    OPK_DEV void each(const Span& s, F&& f) const {
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            const int64_t c = int64_t(i) * s.size + s.lane;
+            if (c < s.packs) {
+                float v[P];
+                unpack<T, P>(raw[i], v);
+                f(i, c, v);
+            }
+        }
+    }
+};
+
+// f(i, c, a, b) over the packs two caches of the same row shape hold.
+template <typename T, int C, class F>
+OPK_DEV void each2(const RowCache<T, C>& ca, const RowCache<T, C>& cb, const Span& s, F&& f) {
+    constexpr int P = Pack<T>::n;
+#pragma unroll
+    for (int i = 0; i < C; ++i) {
+        const int64_t c = int64_t(i) * s.size + s.lane;
+        if (c < s.packs) {
+            float a[P], b[P];
+            unpack<T, P>(ca.raw[i], a);
+            unpack<T, P>(cb.raw[i], b);
+            f(i, c, a, b);
+        }
+    }
+}
+
+// Rows too long for the cache stream through memory: U packs per thread are loaded before
+// any is used, so each thread keeps U loads in flight instead of one.
+constexpr int kStreamUnroll = 4;
+
+template <typename T, class F>
+OPK_DEV void stream_row(const T* row, const Span& s, bool vec, float fill, F&& f) {
+    constexpr int P = Pack<T>::n, U = kStreamUnroll;
+    for (int64_t base = s.lane; base < s.packs; base += int64_t(s.size) * U) {
+        uint4 raw[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int64_t c = base + int64_t(u) * s.size;
+            if (c < s.packs) load_raw<T, P>(row, c, s.n, vec, raw[u], fill);
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int64_t c = base + int64_t(u) * s.size;
+            if (c < s.packs) {
+                float v[P];
+                unpack<T, P>(raw[u], v);
+                f(u, c, v);
+            }
+        }
+    }
+}
+
+// The same over two rows of one shape read side by side (dy and x, dy and y): f(u, c, a, b).
+template <typename T, class F>
+OPK_DEV void stream_rows2(const T* ra, bool va, const T* rb, bool vb, const Span& s, F&& f) {
+    constexpr int P = Pack<T>::n, U = kStreamUnroll / 2;
+    for (int64_t base = s.lane; base < s.packs; base += int64_t(s.size) * U) {
+        uint4 rawa[U], rawb[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int64_t c = base + int64_t(u) * s.size;
+            if (c < s.packs) {
+                load_raw<T, P>(ra, c, s.n, va, rawa[u], 0.0f);
+                load_raw<T, P>(rb, c, s.n, vb, rawb[u], 0.0f);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int64_t c = base + int64_t(u) * s.size;
+            if (c < s.packs) {
+                float a[P], b[P];
+                unpack<T, P>(rawa[u], a);
+                unpack<T, P>(rawb[u], b);
+                f(u, c, a, b);
+            }
+        }
+    }
+}
+
+// Scratch for the block-wide reductions: up to 4 values from each of up to 32 warps.
+constexpr int kMaxWarps = 32;
+constexpr int kReduceSlots = 4 * kMaxWarps;
+
+// A group of G threads shares a row; G = 0 means the whole block, whatever its size (a
+// multiple of the warp size, at most 1024). Groups of at most a warp reduce with shuffles;
+// wider ones go through shared memory.
+template <int G>
+constexpr bool kBlockGroup = G == 0 || G > OPK_WARP_SIZE;
+
+// Sums K values over the threads of a row group; every thread gets the sums. Fixed
+// order: the result does not depend on timing.
 template <int G, int K>
 OPK_DEV void group_sum(float (&v)[K], float* smem) {
-    constexpr int W = G < OPK_WARP_SIZE ? G : OPK_WARP_SIZE;
+    constexpr int W = kBlockGroup<G> ? OPK_WARP_SIZE : G;
 #pragma unroll
     for (int m = W / 2; m > 0; m >>= 1)
 #pragma unroll
         for (int k = 0; k < K; ++k) v[k] += OPK_SHFL_XOR(v[k], m, W);
-    if constexpr (G > OPK_WARP_SIZE) {
-        constexpr int NW = G / OPK_WARP_SIZE;
+    if constexpr (kBlockGroup<G>) {
+        const int nw = int(blockDim.x) / OPK_WARP_SIZE;
         const int lane = threadIdx.x % OPK_WARP_SIZE, warp = threadIdx.x / OPK_WARP_SIZE;
         __syncthreads();  // the previous reduction's readers are done with smem
         if (lane == 0)
 #pragma unroll
-            for (int k = 0; k < K; ++k) smem[k * NW + warp] = v[k];
+            for (int k = 0; k < K; ++k) smem[k * kMaxWarps + warp] = v[k];
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < K; ++k) {
             float s = 0.0f;
-#pragma unroll
-            for (int w = 0; w < NW; ++w) s += smem[k * NW + w];
+            for (int w = 0; w < nw; ++w) s += smem[k * kMaxWarps + w];
             v[k] = s;
         }
     }
@@ -114,18 +246,17 @@ OPK_DEV float group_sum1(float v, float* smem) {
 
 template <int G>
 OPK_DEV float group_max(float v, float* smem) {
-    constexpr int W = G < OPK_WARP_SIZE ? G : OPK_WARP_SIZE;
+    constexpr int W = kBlockGroup<G> ? OPK_WARP_SIZE : G;
 #pragma unroll
     for (int m = W / 2; m > 0; m >>= 1) v = fmaxf(v, OPK_SHFL_XOR(v, m, W));
-    if constexpr (G > OPK_WARP_SIZE) {
-        constexpr int NW = G / OPK_WARP_SIZE;
+    if constexpr (kBlockGroup<G>) {
+        const int nw = int(blockDim.x) / OPK_WARP_SIZE;
         const int lane = threadIdx.x % OPK_WARP_SIZE, warp = threadIdx.x / OPK_WARP_SIZE;
         __syncthreads();
         if (lane == 0) smem[warp] = v;
         __syncthreads();
         v = smem[0];
-#pragma unroll
-        for (int w = 1; w < NW; ++w) v = fmaxf(v, smem[w]);
+        for (int w = 1; w < nw; ++w) v = fmaxf(v, smem[w]);
     }
     return v;
 }
@@ -155,32 +286,34 @@ OPK_DEV void group_online(float& m, float& s, float* smem) {
     m = gm;
 }
 
-// Where a row group is in the grid: thread `lane` of group `first_row`, stepping by
-// `row_step` rows (grid-stride, so any row count fits any grid).
+// Where a row group is in the grid: thread `lane` of `size` threads of group `first_row`,
+// stepping by `row_step` rows (grid-stride, so any row count fits any grid).
 template <int G>
 struct RowGroup {
-    int lane;
+    int lane, size;
     int64_t first_row, row_step, group;  // group: this group's index in the grid
     OPK_DEV RowGroup() {
-        const int rpb = int(blockDim.x) / G;
-        lane = int(threadIdx.x) % G;
-        group = int64_t(blockIdx.x) * rpb + int(threadIdx.x) / G;
+        size = G ? G : int(blockDim.x);
+        const int rpb = int(blockDim.x) / size;
+        lane = int(threadIdx.x) % size;
+        group = int64_t(blockIdx.x) * rpb + int(threadIdx.x) / size;
         first_row = group;
         row_step = int64_t(gridDim.x) * rpb;
     }
+    OPK_DEV Span span(int64_t n, int pack) const { return {n, (n + pack - 1) / pack, lane, size}; }
 };
 
 }  // namespace opk
 
 // Instantiates a row kernel body for every dtype and RowConfig under the names that
-// OPK_ROW_NAMES spells on the host.
-// The second launch bound asks for 512 resident threads per SM at least (registers
-// capped at 128): row kernels are latency bound below that.
-#define OPK_ROW_KERNEL(name, Args, body, T, cfgs, i)                                             \
-    extern "C" __global__ void __launch_bounds__(cfgs[i].threads * cfgs[i].rows_per_block,       \
-                                                 512 / (cfgs[i].threads * cfgs[i].rows_per_block)) \
-        name(const Args a) {                                                                     \
-        body<T, cfgs[i].threads, cfgs[i].chunks>(a);                                             \
+// OPK_ROW_NAMES spells on the host. The launch bounds ask for 1024 resident threads per
+// SM, which caps registers at 64: a row kernel is bound by the loads it keeps in flight,
+// and that is occupancy times the packs each thread holds.
+#define OPK_ROW_KERNEL(name, Args, body, T, cfgs, i)                                      \
+    extern "C" __global__ void __launch_bounds__(opk::max_block(cfgs[i]),                 \
+                                                 1024 / opk::max_block(cfgs[i]))          \
+        name(const Args a) {                                                              \
+        body<T, cfgs[i].threads, cfgs[i].chunks>(a);                                      \
     }
 #define OPK_ROW_KERNELS(stem, Args, body, cfgs)                  \
     OPK_ROW_KERNEL(stem##_f32_c0, Args, body, float, cfgs, 0)    \
@@ -192,4 +325,3 @@ struct RowGroup {
     OPK_ROW_KERNEL(stem##_bf16_c0, Args, body, opk_bf16, cfgs, 0) \
     OPK_ROW_KERNEL(stem##_bf16_c1, Args, body, opk_bf16, cfgs, 1) \
     OPK_ROW_KERNEL(stem##_bf16_c2, Args, body, opk_bf16, cfgs, 2)
-

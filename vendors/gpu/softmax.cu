@@ -9,63 +9,42 @@ namespace {
 template <typename T, int G, int C>
 OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
     constexpr int P = Pack<T>::n;
+    constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const int64_t n = a.n, packs = (n + P - 1) / P;
-    const bool cached = packs <= int64_t(G) * C;
+    const Span sp = g.span(a.n, P);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const T* xr = row_ptr<const T>(a.a, r);
         T* yr = row_ptr<T>(a.out, r);
-        float v[C][P];
         float m = -INFINITY, s = 0.0f;
-        if (cached) {
+        RowCache<T, C ? C : 1> x;
+        if constexpr (cached) {
+            // This thread's own max first (no exp), then one (max, sum) reduction.
+            x.load(xr, sp, a.a.vec, -INFINITY);
+            x.each(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs) {
-                    load_pack<T, P>(xr, c, n, a.a.vec, v[i], -INFINITY);
+                for (int k = 0; k < P; ++k) m = fmaxf(m, v[k]);
+            });
+            x.each(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
-                    for (int k = 0; k < P; ++k) m = fmaxf(m, v[i][k]);
-                }
-            }
-            m = group_max<G>(m, smem);
-#pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs)
-#pragma unroll
-                    for (int k = 0; k < P; ++k) {
-                        v[i][k] = exp_shifted(v[i][k], m);
-                        s += v[i][k];
-                    }
-            }
-            s = group_sum1<G>(s, smem);
-            const float rs = 1.0f / s;
-#pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs) {
-#pragma unroll
-                    for (int k = 0; k < P; ++k) v[i][k] *= rs;
-                    store_pack<T, P>(yr, c, n, a.out.vec, v[i]);
-                }
-            }
+                for (int k = 0; k < P; ++k) s += exp_shifted(v[k], m);
+            });
         } else {
-            for (int64_t c = g.lane; c < packs; c += G) {
-                float t[P];
-                load_pack<T, P>(xr, c, n, a.a.vec, t, -INFINITY);
-                online_add<P>(m, s, t);
-            }
-            group_online<G>(m, s, smem);
-            const float rs = 1.0f / s;
-            for (int64_t c = g.lane; c < packs; c += G) {
-                float t[P];
-                load_pack<T, P>(xr, c, n, a.a.vec, t, -INFINITY);
-#pragma unroll
-                for (int k = 0; k < P; ++k) t[k] = exp_shifted(t[k], m) * rs;
-                store_pack<T, P>(yr, c, n, a.out.vec, t);
-            }
+            stream_row<T>(xr, sp, a.a.vec, -INFINITY,
+                          [&](int, int64_t, const float(&v)[P]) { online_add<P>(m, s, v); });
         }
+        group_online<G>(m, s, smem);
+        const float rs = 1.0f / s;
+        auto emit = [&](int, int64_t c, const float(&v)[P]) {
+            float out[P];
+#pragma unroll
+            for (int k = 0; k < P; ++k) out[k] = exp_shifted(v[k], m) * rs;
+            store_pack<T, P>(yr, c, sp.n, a.out.vec, out);
+        };
+        if constexpr (cached)
+            x.each(sp, emit);
+        else
+            stream_row<T>(xr, sp, a.a.vec, -INFINITY, emit);
     }
 }
 
@@ -73,58 +52,38 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
 template <typename T, int G, int C>
 OPK_DEV void softmax_backward(const SoftmaxArgs& a) {
     constexpr int P = Pack<T>::n;
+    constexpr bool cached = C > 0;
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const int64_t n = a.n, packs = (n + P - 1) / P;
-    const bool cached = packs <= int64_t(G) * C;
+    const Span sp = g.span(a.n, P);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const T* dyr = row_ptr<const T>(a.a, r);
         const T* yr = row_ptr<const T>(a.b, r);
         T* dxr = row_ptr<T>(a.out, r);
-        float dv[C][P], yv[C][P];
+        RowCache<T, C ? C : 1> dyc, yc;
         float dot = 0.0f;
-        if (cached) {
+        auto first = [&](int, int64_t, const float(&dy)[P], const float(&y)[P]) {
 #pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs) {
-                    load_pack<T, P>(dyr, c, n, a.a.vec, dv[i]);
-                    load_pack<T, P>(yr, c, n, a.b.vec, yv[i]);
+            for (int k = 0; k < P; ++k) dot += dy[k] * y[k];
+        };
+        auto emit = [&](int, int64_t c, const float(&dy)[P], const float(&y)[P]) {
+            float out[P];
 #pragma unroll
-                    for (int k = 0; k < P; ++k) dot += dv[i][k] * yv[i][k];
-                }
-            }
+            for (int k = 0; k < P; ++k) out[k] = y[k] * (dy[k] - dot);
+            store_pack<T, P>(dxr, c, sp.n, a.out.vec, out);
+        };
+        if constexpr (cached) {
+            dyc.load(dyr, sp, a.a.vec);
+            yc.load(yr, sp, a.b.vec);
+            each2(dyc, yc, sp, first);
         } else {
-            for (int64_t c = g.lane; c < packs; c += G) {
-                float d[P], y[P];
-                load_pack<T, P>(dyr, c, n, a.a.vec, d);
-                load_pack<T, P>(yr, c, n, a.b.vec, y);
-#pragma unroll
-                for (int k = 0; k < P; ++k) dot += d[k] * y[k];
-            }
+            stream_rows2<T>(dyr, a.a.vec, yr, a.b.vec, sp, first);
         }
         dot = group_sum1<G>(dot, smem);
-        if (cached) {
-#pragma unroll
-            for (int i = 0; i < C; ++i) {
-                const int64_t c = int64_t(i) * G + g.lane;
-                if (c < packs) {
-                    float out[P];
-#pragma unroll
-                    for (int k = 0; k < P; ++k) out[k] = yv[i][k] * (dv[i][k] - dot);
-                    store_pack<T, P>(dxr, c, n, a.out.vec, out);
-                }
-            }
-        } else {
-            for (int64_t c = g.lane; c < packs; c += G) {
-                float d[P], y[P];
-                load_pack<T, P>(dyr, c, n, a.a.vec, d);
-                load_pack<T, P>(yr, c, n, a.b.vec, y);
-#pragma unroll
-                for (int k = 0; k < P; ++k) d[k] = y[k] * (d[k] - dot);
-                store_pack<T, P>(dxr, c, n, a.out.vec, d);
-            }
-        }
+        if constexpr (cached)
+            each2(dyc, yc, sp, emit);
+        else
+            stream_rows2<T>(dyr, a.a.vec, yr, a.b.vec, sp, emit);
     }
 }
 
