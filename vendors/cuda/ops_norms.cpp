@@ -70,9 +70,10 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     }
     // Cached rows sum dweight/dbias in shared memory ([layer ? 2 : 1][rows per block][n]
     // fp32) when a block may have that much; otherwise straight into the partial rows.
-    const size_t shared_per_group = arrays ? size_t(n) * sizeof(float) * (layer ? 2 : 1) : 0;
-    RowPlan p = plan_rows(d, rows, n, es, opk::kRowConfigsBwd, arrays, shared_per_group);
-    if (p.smem > size_t(d.shared_per_block)) p = plan_rows(d, rows, n, es, opk::kRowConfigsBwd, arrays, 0);
+    const size_t pack = 16 / es, padded = (size_t(n) + pack - 1) / pack * pack;  // whole packs
+    const size_t shared_per_group = arrays ? padded * sizeof(float) * (layer ? 2 : 1) : 0;
+    RowPlan p = plan_rows(d, rows, n, es, opk::kRowConfigsNormBwd, arrays, shared_per_group);
+    if (p.smem > size_t(d.shared_per_block)) p = plan_rows(d, rows, n, es, opk::kRowConfigsNormBwd, arrays, 0);
     Scratch scratch(d, s);
     float* partial = nullptr;
     if (arrays) {

@@ -29,12 +29,12 @@ OPK_DEV void fill_row(T* row, const Span& sp, bool vec, float value) {
 }
 
 // The gradient of one pack: (softmax - smooth) * scale, minus (1 - eps) * scale at t.
-template <int P>
+template <typename T, int P>
 OPK_DEV void grad_pack(float (&v)[P], int64_t c, float lse, int64_t t, float smooth, float hit,
                        float scale) {
 #pragma unroll
     for (int k = 0; k < P; ++k) {
-        v[k] = (exp_shifted(v[k], lse) - smooth) * scale;
+        v[k] = (exp_shifted_for<T>(v[k], lse) - smooth) * scale;
         if (c * P + k == t) v[k] -= hit * scale;
     }
 }
@@ -61,11 +61,11 @@ OPK_DEV void row_stats(const T* xr, const Span& sp, bool vec, RowCache<T, C ? C 
         });
         x.each(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
-            for (int k = 0; k < P; ++k) sums[0] += exp_shifted(v[k], m);
+            for (int k = 0; k < P; ++k) sums[0] += exp_shifted_for<T>(v[k], m);
         });
     } else {
         stream_row<T>(xr, sp, vec, -INFINITY, [&](int, int64_t c, const float(&v)[P]) {
-            online_add<P>(m, sums[0], v);
+            online_add<T, P>(m, sums[0], v);
             add_x(c, v);
         });
     }
@@ -87,13 +87,13 @@ OPK_DEV void write_grad(const T* xr, bool xvec, T* gr, bool gvec, const Span& sp
         float u[P];
 #pragma unroll
         for (int k = 0; k < P; ++k) u[k] = v[k];
-        grad_pack<P>(u, c, lse, t, smooth, hit, scale);
+        grad_pack<T, P>(u, c, lse, t, smooth, hit, scale);
         store_pack<T, P>(gr, c, sp.n, gvec, u);
     };
     if constexpr (kCached)
         x.each(sp, emit);
     else
-        stream_row<T>(xr, sp, xvec, -INFINITY, emit);
+        stream_row_back<T>(xr, sp, xvec, -INFINITY, emit);
 }
 
 template <typename T, int G, int C>

@@ -39,19 +39,22 @@ struct Strided {
 struct RowConfig {
     int threads;         // threads per row; 0 = the whole block
     int rows_per_block;  // rows a block works on at once (1 when threads = 0)
-    int chunks;          // 16-byte packs cached per thread
+    int chunks;          // 16-byte packs cached per thread (4-byte types)
+    int chunks16;        // the same for 2-byte types, whose packs unpack to twice the values
 };
 // The largest block a config is launched with (its launch bound).
 constexpr int max_block(const RowConfig& c) { return c.threads ? c.threads * c.rows_per_block : 1024; }
+constexpr int chunks_for(const RowConfig& c, int element_size) { return element_size == 2 ? c.chunks16 : c.chunks; }
 
 // Kernels that keep one row array (forward norms, softmax, cross-entropy): 4 packs per
-// thread (16 registers) give every thread 64 bytes of loads in flight; the widest config
-// holds 8 so rows up to 8192 packs (64K bf16 / 32K fp32 elements) are still read once.
-constexpr RowConfig kRowConfigs[3] = {{32, 4, 4}, {0, 1, 4}, {0, 1, 0}};
-// Backward kernels keep two rows (x and dy, or dy and y) plus, for the norms, fp32
-// dweight/dbias accumulators per cached pack: half the packs per thread keeps them within
-// the 64 registers that 1024 resident threads per SM allow.
-constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2}, {0, 1, 2}, {0, 1, 0}};
+// thread (16 registers) give every thread 64 bytes of loads in flight. Config 2 streams.
+constexpr RowConfig kRowConfigs[3] = {{32, 4, 4, 4}, {0, 1, 4, 4}, {0, 1, 0, 0}};
+// Backward kernels keep two rows (dy and y; dy and x): half the packs per thread.
+constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2, 2}, {0, 1, 2, 2}, {0, 1, 0, 0}};
+// The norms' backward also adds into dweight/dbias sums: one pack per thread for 2-byte
+// types keeps them within the 64 registers that 1024 resident threads per SM allow
+// (measured with ptxas -v: two packs of bf16 spill).
+constexpr RowConfig kRowConfigsNormBwd[3] = {{32, 4, 2, 1}, {0, 1, 2, 1}, {0, 1, 0, 0}};
 
 // rms_norm / layer_norm, forward and backward.
 struct NormArgs {

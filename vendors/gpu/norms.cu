@@ -56,7 +56,7 @@ OPK_DEV void rms_forward(const NormArgs& a) {
         if constexpr (cached)
             x.each(sp, emit);
         else
-            stream_row<T>(xr, sp, a.x.vec, 0.0f, emit);
+            stream_row_back<T>(xr, sp, a.x.vec, 0.0f, emit);
         if (g.lane == 0 && a.rstd.data) strided_set<float>(a.rstd, r, inv);
     }
 }
@@ -69,26 +69,31 @@ OPK_DEV void rms_forward(const NormArgs& a) {
 template <int P>
 struct ColumnAcc {
     float* part;
-    float* acc;
+    float* shared;  // NULL: add into `part`
+    int64_t packs;
 
     OPK_DEV ColumnAcc(float* partial_row, float* shared_row, const Span& s)
-        : part(partial_row), acc(shared_row ? shared_row : partial_row) {
+        : part(partial_row), shared(shared_row), packs(s.packs) {
         if (!part) return;
         for (int64_t c = s.lane; c < s.packs; c += s.size)
 #pragma unroll
             for (int k = 0; k < P; ++k)
-                if (c * P + k < s.n) acc[c * P + k] = 0.0f;
+                if (c * P + k < s.n) at(c, k) = 0.0f;
     }
+    // The shared row is stored element-major ([P][packs]): lanes that own adjacent packs
+    // then touch adjacent words, free of bank conflicts (pack-major, a bf16 pack of 8
+    // floats put 8 lanes on one bank).
+    OPK_DEV float& at(int64_t c, int k) { return shared ? shared[k * packs + c] : part[c * P + k]; }
     // Element k of pack c (callers only pass elements inside the row).
     OPK_DEV void add(int64_t c, int k, float v) {
-        if (part) acc[c * P + k] += v;
+        if (part) at(c, k) += v;
     }
     OPK_DEV void flush(const Span& s) {
-        if (!part || acc == part) return;
+        if (!part || !shared) return;
         for (int64_t c = s.lane; c < s.packs; c += s.size)
 #pragma unroll
             for (int k = 0; k < P; ++k)
-                if (c * P + k < s.n) part[c * P + k] = acc[c * P + k];
+                if (c * P + k < s.n) part[c * P + k] = shared[k * packs + c];
     }
 };
 
@@ -96,9 +101,9 @@ struct ColumnAcc {
 extern __shared__ float norm_columns[];
 
 template <int G>
-OPK_DEV float* shared_columns(int array, int64_t n) {
+OPK_DEV float* shared_columns(int array, const Span& s, int P) {
     const int rpb = G ? int(blockDim.x) / G : 1, in_block = G ? int(threadIdx.x) / G : 0;
-    return norm_columns + (int64_t(array) * rpb + in_block) * n;
+    return norm_columns + (int64_t(array) * rpb + in_block) * s.packs * P;
 }
 
 // dx = rstd * g - x * rstd^3 * mean(g * x), g = dy * (weight + weight_offset);
@@ -112,7 +117,7 @@ OPK_DEV void rms_backward(const NormArgs& a) {
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
     ColumnAcc<P> dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
-                    cached && a.shared_sums ? shared_columns<G>(0, sp.n) : nullptr, sp);
+                    cached && a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const T* xr = row_ptr<const T>(a.x, r);
@@ -217,7 +222,7 @@ OPK_DEV void ln_forward(const NormArgs& a) {
         if constexpr (cached)
             x.each(sp, emit);
         else
-            stream_row<T>(xr, sp, a.x.vec, 0.0f, emit);
+            stream_row_back<T>(xr, sp, a.x.vec, 0.0f, emit);
         if (g.lane == 0) {
             if (a.mean.data) strided_set<float>(a.mean, r, mu);
             if (a.rstd.data) strided_set<float>(a.rstd, r, inv);
@@ -237,9 +242,9 @@ OPK_DEV void ln_backward(const NormArgs& a) {
     const T* w = static_cast<const T*>(a.weight);
     const int64_t groups = int64_t(gridDim.x) * (int(blockDim.x) / sp.size);
     ColumnAcc<P> dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
-                    cached && a.shared_sums ? shared_columns<G>(0, sp.n) : nullptr, sp);
+                    cached && a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
     ColumnAcc<P> db(a.want_dbias ? a.partial + (groups + g.group) * sp.n : nullptr,
-                    cached && a.shared_sums ? shared_columns<G>(1, sp.n) : nullptr, sp);
+                    cached && a.shared_sums ? shared_columns<G>(1, sp, P) : nullptr, sp);
     const float inv_n = 1.0f / float(sp.n);
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
@@ -295,9 +300,9 @@ OPK_DEV void ln_backward(const NormArgs& a) {
 using namespace opk;
 
 OPK_ROW_KERNELS(opk_rms_fwd, NormArgs, rms_forward, kRowConfigs)
-OPK_ROW_KERNELS(opk_rms_bwd, NormArgs, rms_backward, kRowConfigsBwd)
+OPK_ROW_KERNELS(opk_rms_bwd, NormArgs, rms_backward, kRowConfigsNormBwd)
 OPK_ROW_KERNELS(opk_ln_fwd, NormArgs, ln_forward, kRowConfigs)
-OPK_ROW_KERNELS(opk_ln_bwd, NormArgs, ln_backward, kRowConfigsBwd)
+OPK_ROW_KERNELS(opk_ln_bwd, NormArgs, ln_backward, kRowConfigsNormBwd)
 
 // dweight / dbias: out[j] = sum over groups of partial[g][j], converted to the weight's
 // type. A warp reads 32 adjacent columns of one group row (coalesced); the block's

@@ -152,26 +152,41 @@ OPK_DEV void each2(const RowCache<T, C>& ca, const RowCache<T, C>& cb, const Spa
 // any is used, so each thread keeps U loads in flight instead of one.
 constexpr int kStreamUnroll = 4;
 
+// One step of a streamed row: packs base, base + size, ... (U of them).
 template <typename T, class F>
-OPK_DEV void stream_row(const T* row, const Span& s, bool vec, float fill, F&& f) {
+OPK_DEV void stream_step(const T* row, const Span& s, bool vec, float fill, int64_t base, F& f) {
     constexpr int P = Pack<T>::n, U = kStreamUnroll;
-    for (int64_t base = s.lane; base < s.packs; base += int64_t(s.size) * U) {
-        uint4 raw[U];
+    uint4 raw[U];
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int64_t c = base + int64_t(u) * s.size;
-            if (c < s.packs) load_raw<T, P>(row, c, s.n, vec, raw[u], fill);
-        }
+    for (int u = 0; u < U; ++u) {
+        const int64_t c = base + int64_t(u) * s.size;
+        if (c < s.packs) load_raw<T, P>(row, c, s.n, vec, raw[u], fill);
+    }
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int64_t c = base + int64_t(u) * s.size;
-            if (c < s.packs) {
-                float v[P];
-                unpack<T, P>(raw[u], v);
-                f(u, c, v);
-            }
+    for (int u = 0; u < U; ++u) {
+        const int64_t c = base + int64_t(u) * s.size;
+        if (c < s.packs) {
+            float v[P];
+            unpack<T, P>(raw[u], v);
+            f(u, c, v);
         }
     }
+}
+
+template <typename T, class F>
+OPK_DEV void stream_row(const T* row, const Span& s, bool vec, float fill, F&& f) {
+    const int64_t step = int64_t(s.size) * kStreamUnroll;
+    for (int64_t base = s.lane; base < s.packs; base += step) stream_step<T>(row, s, vec, fill, base, f);
+}
+
+// A second pass over a streamed row, from its end: the part the first pass read last is
+// the most likely to still be in L2.
+template <typename T, class F>
+OPK_DEV void stream_row_back(const T* row, const Span& s, bool vec, float fill, F&& f) {
+    const int64_t step = int64_t(s.size) * kStreamUnroll;
+    if (s.lane >= s.packs) return;
+    for (int64_t base = s.lane + (s.packs - 1 - s.lane) / step * step; base >= 0; base -= step)
+        stream_step<T>(row, s, vec, fill, base, f);
 }
 
 // The same over two rows of one shape read side by side (dy and x, dy and y): f(u, c, a, b).
@@ -264,8 +279,19 @@ OPK_DEV float group_max(float v, float* smem) {
 // exp(x - m) that is 0 (not NaN) when both are -inf: an all -inf row or an empty part.
 OPK_DEV float exp_shifted(float x, float m) { return x == -INFINITY ? 0.0f : expf(x - m); }
 
+// The same for values read from a 2-byte type: one MUFU.EX2 instead of expf's accurate
+// sequence (relative error ~1e-6, far below bf16/f16 resolution). With 2-byte inputs the
+// exponentials, not the bytes, bounded softmax and cross-entropy (measured on an H100).
+template <typename T>
+OPK_DEV float exp_shifted_for(float x, float m) {
+    if constexpr (sizeof(T) == 2)
+        return x == -INFINITY ? 0.0f : exp2f((x - m) * 1.4426950408889634f);
+    else
+        return exp_shifted(x, m);
+}
+
 // Folds one pack into a running (max, sum of exp(x - max)) pair: the online softmax.
-template <int P>
+template <typename T, int P>
 OPK_DEV void online_add(float& m, float& s, const float (&v)[P]) {
     float cm = v[0];
 #pragma unroll
@@ -273,7 +299,7 @@ OPK_DEV void online_add(float& m, float& s, const float (&v)[P]) {
     const float nm = fmaxf(m, cm);
     float add = 0.0f;
 #pragma unroll
-    for (int k = 0; k < P; ++k) add += exp_shifted(v[k], nm);
+    for (int k = 0; k < P; ++k) add += exp_shifted_for<T>(v[k], nm);
     s = s * exp_shifted(m, nm) + add;
     m = nm;
 }
@@ -313,7 +339,7 @@ struct RowGroup {
     extern "C" __global__ void __launch_bounds__(opk::max_block(cfgs[i]),                 \
                                                  1024 / opk::max_block(cfgs[i]))          \
         name(const Args a) {                                                              \
-        body<T, cfgs[i].threads, cfgs[i].chunks>(a);                                      \
+        body<T, cfgs[i].threads, (sizeof(T) == 2 ? cfgs[i].chunks16 : cfgs[i].chunks)>(a);                 \
     }
 #define OPK_ROW_KERNELS(stem, Args, body, cfgs)                  \
     OPK_ROW_KERNEL(stem##_f32_c0, Args, body, float, cfgs, 0)    \

@@ -27,24 +27,24 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
             });
             x.each(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
-                for (int k = 0; k < P; ++k) s += exp_shifted(v[k], m);
+                for (int k = 0; k < P; ++k) s += exp_shifted_for<T>(v[k], m);
             });
         } else {
             stream_row<T>(xr, sp, a.a.vec, -INFINITY,
-                          [&](int, int64_t, const float(&v)[P]) { online_add<P>(m, s, v); });
+                          [&](int, int64_t, const float(&v)[P]) { online_add<T, P>(m, s, v); });
         }
         group_online<G>(m, s, smem);
         const float rs = 1.0f / s;
         auto emit = [&](int, int64_t c, const float(&v)[P]) {
             float out[P];
 #pragma unroll
-            for (int k = 0; k < P; ++k) out[k] = exp_shifted(v[k], m) * rs;
+            for (int k = 0; k < P; ++k) out[k] = exp_shifted_for<T>(v[k], m) * rs;
             store_pack<T, P>(yr, c, sp.n, a.out.vec, out);
         };
         if constexpr (cached)
             x.each(sp, emit);
         else
-            stream_row<T>(xr, sp, a.a.vec, -INFINITY, emit);
+            stream_row_back<T>(xr, sp, a.a.vec, -INFINITY, emit);
     }
 }
 
