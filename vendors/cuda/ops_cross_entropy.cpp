@@ -8,8 +8,8 @@ namespace {
 
 using namespace opkit_cuda;
 
-const char* const kFwd[3][3] = OPK_ROW_NAMES("opk_ce_fwd");
-const char* const kBwd[3][3] = OPK_ROW_NAMES("opk_ce_bwd");
+const char* const kFwd[3][4] = OPK_ROW_NAMES("opk_ce_fwd");
+const char* const kBwd[3][4] = OPK_ROW_NAMES("opk_ce_bwd");
 
 bool is_index64(const opkit_tensor* t) { return t->dtype.bits == 64; }
 
@@ -74,8 +74,8 @@ opkit_status forward(const opkit_tensor* logits, const opkit_tensor* target, int
     a.label_smoothing = label_smoothing;
     a.target64 = is_index64(target);
     if (rows > 0) {
-        const RowPlan p = plan_rows(d, rows, V, element_size(logits), opk::kRowConfigs, 0);
-        OPKIT_CUDA_TRY(launch(d, Module::cross_entropy, kFwd[type][p.config], p.grid, p.block, s, a));
+        const RowPlan p = plan_rows(d, rows, V, element_size(logits), opk::kRowConfigs, 0, 0, true);
+        OPKIT_CUDA_TRY(launch_rows(d, Module::cross_entropy, kFwd[type], p, s, a));
     }
     if (reduced && loss) {
         const opk::LossSumArgs r{row_losses, rows, mean ? count : nullptr, static_cast<float*>(static_cast<void*>(base_of(loss)))};
@@ -121,7 +121,7 @@ opkit_status backward(const opkit_tensor* dloss, const opkit_tensor* logits, con
     a.label_smoothing = label_smoothing;
     a.target64 = is_index64(target);
     const RowPlan p = plan_rows(d, rows, V, element_size(logits), opk::kRowConfigs, 0);
-    return launch(d, Module::cross_entropy, kBwd[type][p.config], p.grid, p.block, s, a);
+    return launch_rows(d, Module::cross_entropy, kBwd[type], p, s, a);
 }
 
 }  // namespace

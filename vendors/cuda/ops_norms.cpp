@@ -6,10 +6,10 @@ namespace {
 
 using namespace opkit_cuda;
 
-const char* const kRmsFwd[3][3] = OPK_ROW_NAMES("opk_rms_fwd");
-const char* const kRmsBwd[3][3] = OPK_ROW_NAMES("opk_rms_bwd");
-const char* const kLnFwd[3][3] = OPK_ROW_NAMES("opk_ln_fwd");
-const char* const kLnBwd[3][3] = OPK_ROW_NAMES("opk_ln_bwd");
+const char* const kRmsFwd[3][4] = OPK_ROW_NAMES("opk_rms_fwd");
+const char* const kRmsBwd[3][4] = OPK_ROW_NAMES("opk_rms_bwd");
+const char* const kLnFwd[3][4] = OPK_ROW_NAMES("opk_ln_fwd");
+const char* const kLnBwd[3][4] = OPK_ROW_NAMES("opk_ln_bwd");
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
 
 opkit_status check_all(const char* op, std::initializer_list<std::pair<const char*, const opkit_tensor*>> ts) {
@@ -41,9 +41,8 @@ opkit_status forward(const char* op, bool layer, const opkit_tensor* x, const op
     a.n = n;
     a.eps = eps;
     a.weight_offset = weight_offset;
-    const RowPlan p = plan_rows(d, rows, n, element_size(x), opk::kRowConfigs, 0);
-    const char* name = layer ? kLnFwd[type][p.config] : kRmsFwd[type][p.config];
-    return launch(d, Module::norms, name, p.grid, p.block, as_stream(stream), a);
+    const RowPlan p = plan_rows(d, rows, n, element_size(x), opk::kRowConfigs, 0, 0, true);
+    return launch_rows(d, Module::norms, layer ? kLnFwd[type] : kRmsFwd[type], p, as_stream(stream), a);
 }
 
 // dweight / dbias are [n] and contiguous (innermost stride 1, one dimension).
@@ -98,8 +97,7 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     a.want_dweight = dweight != nullptr;
     a.want_dbias = dbias != nullptr;
     a.shared_sums = p.smem > 0;
-    const char* name = layer ? kLnBwd[type][p.config] : kRmsBwd[type][p.config];
-    OPKIT_CUDA_TRY(launch(d, Module::norms, name, p.grid, p.block, s, a, p.smem));
+    OPKIT_CUDA_TRY(launch_rows(d, Module::norms, layer ? kLnBwd[type] : kRmsBwd[type], p, s, a));
     const size_t col_grid = ceil_div(size_t(n), opk::kColumnSumColumns);
     if (dweight) {
         const opk::ColumnSumArgs c{partial, p.groups, n, base_of(dweight)};

@@ -5,8 +5,8 @@ namespace {
 
 using namespace opkit_cuda;
 
-const char* const kFwd[3][3] = OPK_ROW_NAMES("opk_softmax_fwd");
-const char* const kBwd[3][3] = OPK_ROW_NAMES("opk_softmax_bwd");
+const char* const kFwd[3][4] = OPK_ROW_NAMES("opk_softmax_fwd");
+const char* const kBwd[3][4] = OPK_ROW_NAMES("opk_softmax_bwd");
 
 opkit_status run(const char* op, bool backward, const opkit_tensor* a, const opkit_tensor* b,
                  opkit_tensor* out, opkit_stream stream) {
@@ -26,9 +26,9 @@ opkit_status run(const char* op, bool backward, const opkit_tensor* a, const opk
     args.out = rows_view(out, out->ndim - 1);
     args.rows = rows;
     args.n = n;
-    const RowPlan p = plan_rows(d, rows, n, element_size(a), backward ? opk::kRowConfigsBwd : opk::kRowConfigs, 0);
-    const char* name = backward ? kBwd[type][p.config] : kFwd[type][p.config];
-    return launch(d, Module::softmax, name, p.grid, p.block, as_stream(stream), args);
+    const RowPlan p =
+        plan_rows(d, rows, n, element_size(a), backward ? opk::kRowConfigsBwd : opk::kRowConfigs, 0, 0, !backward);
+    return launch_rows(d, Module::softmax, backward ? kBwd[type] : kFwd[type], p, as_stream(stream), args);
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ OPK_DEV void column_pack(const T* v, int64_t c, int64_t n, bool vec, float offse
 template <typename T, int G, int C>
 OPK_DEV void rms_forward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
-    __shared__ float smem[kReduceSlots];
+    OPK_GROUP_SCRATCH(G, smem);
     const RowGroup<G> g;
     const Span sp = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
@@ -111,7 +111,7 @@ OPK_DEV float* shared_columns(int array, const Span& s, int P) {
 template <typename T, int G, int C>
 OPK_DEV void rms_backward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
-    __shared__ float smem[kReduceSlots];
+    OPK_GROUP_SCRATCH(G, smem);
     const RowGroup<G> g;
     const Span sp = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
@@ -166,7 +166,7 @@ OPK_DEV void rms_backward(const NormArgs& a) {
 template <typename T, int G, int C>
 OPK_DEV void ln_forward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
-    __shared__ float smem[kReduceSlots];
+    OPK_GROUP_SCRATCH(G, smem);
     const RowGroup<G> g;
     const Span sp = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
@@ -235,7 +235,7 @@ OPK_DEV void ln_forward(const NormArgs& a) {
 template <typename T, int G, int C>
 OPK_DEV void ln_backward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
-    __shared__ float smem[kReduceSlots];
+    OPK_GROUP_SCRATCH(G, smem);
     const RowGroup<G> g;
     const Span sp = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
@@ -300,8 +300,10 @@ OPK_DEV void ln_backward(const NormArgs& a) {
 using namespace opk;
 
 OPK_ROW_KERNELS(opk_rms_fwd, NormArgs, rms_forward, kRowConfigs)
+OPK_CLUSTER_KERNELS(opk_rms_fwd, NormArgs, rms_forward)
 OPK_ROW_KERNELS(opk_rms_bwd, NormArgs, rms_backward, kRowConfigsNormBwd)
 OPK_ROW_KERNELS(opk_ln_fwd, NormArgs, ln_forward, kRowConfigs)
+OPK_CLUSTER_KERNELS(opk_ln_fwd, NormArgs, ln_forward)
 OPK_ROW_KERNELS(opk_ln_bwd, NormArgs, ln_backward, kRowConfigsNormBwd)
 
 // dweight / dbias: out[j] = sum over groups of partial[g][j], converted to the weight's

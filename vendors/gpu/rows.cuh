@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gpu_compat.h"
+#include "group_reduce.cuh"
 #include "kernel_params.h"
 
 namespace opk {
@@ -216,66 +217,6 @@ OPK_DEV void stream_rows2(const T* ra, bool va, const T* rb, bool vb, const Span
     }
 }
 
-// Scratch for the block-wide reductions: up to 4 values from each of up to 32 warps.
-constexpr int kMaxWarps = 32;
-constexpr int kReduceSlots = 4 * kMaxWarps;
-
-// A group of G threads shares a row; G = 0 means the whole block, whatever its size (a
-// multiple of the warp size, at most 1024). Groups of at most a warp reduce with shuffles;
-// wider ones go through shared memory.
-template <int G>
-constexpr bool kBlockGroup = G == 0 || G > OPK_WARP_SIZE;
-
-// Sums K values over the threads of a row group; every thread gets the sums. Fixed
-// order: the result does not depend on timing.
-template <int G, int K>
-OPK_DEV void group_sum(float (&v)[K], float* smem) {
-    constexpr int W = kBlockGroup<G> ? OPK_WARP_SIZE : G;
-#pragma unroll
-    for (int m = W / 2; m > 0; m >>= 1)
-#pragma unroll
-        for (int k = 0; k < K; ++k) v[k] += OPK_SHFL_XOR(v[k], m, W);
-    if constexpr (kBlockGroup<G>) {
-        const int nw = int(blockDim.x) / OPK_WARP_SIZE;
-        const int lane = threadIdx.x % OPK_WARP_SIZE, warp = threadIdx.x / OPK_WARP_SIZE;
-        __syncthreads();  // the previous reduction's readers are done with smem
-        if (lane == 0)
-#pragma unroll
-            for (int k = 0; k < K; ++k) smem[k * kMaxWarps + warp] = v[k];
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-            float s = 0.0f;
-            for (int w = 0; w < nw; ++w) s += smem[k * kMaxWarps + w];
-            v[k] = s;
-        }
-    }
-}
-
-template <int G>
-OPK_DEV float group_sum1(float v, float* smem) {
-    float a[1] = {v};
-    group_sum<G, 1>(a, smem);
-    return a[0];
-}
-
-template <int G>
-OPK_DEV float group_max(float v, float* smem) {
-    constexpr int W = kBlockGroup<G> ? OPK_WARP_SIZE : G;
-#pragma unroll
-    for (int m = W / 2; m > 0; m >>= 1) v = fmaxf(v, OPK_SHFL_XOR(v, m, W));
-    if constexpr (kBlockGroup<G>) {
-        const int nw = int(blockDim.x) / OPK_WARP_SIZE;
-        const int lane = threadIdx.x % OPK_WARP_SIZE, warp = threadIdx.x / OPK_WARP_SIZE;
-        __syncthreads();
-        if (lane == 0) smem[warp] = v;
-        __syncthreads();
-        v = smem[0];
-        for (int w = 1; w < nw; ++w) v = fmaxf(v, smem[w]);
-    }
-    return v;
-}
-
 // exp(x - m) that is 0 (not NaN) when both are -inf: an all -inf row or an empty part.
 OPK_DEV float exp_shifted(float x, float m) { return x == -INFINITY ? 0.0f : expf(x - m); }
 
@@ -306,25 +247,35 @@ OPK_DEV void online_add(float& m, float& s, const float (&v)[P]) {
 
 // Combines every thread's (m, s) of the group into the row's max and sum of exp.
 template <int G>
-OPK_DEV void group_online(float& m, float& s, float* smem) {
+OPK_DEV void group_online(float& m, float& s, GroupScratch<G>& smem) {
     const float gm = group_max<G>(m, smem);
     s = group_sum1<G>(s * exp_shifted(m, gm), smem);
     m = gm;
 }
 
 // Where a row group is in the grid: thread `lane` of `size` threads of group `first_row`,
-// stepping by `row_step` rows (grid-stride, so any row count fits any grid).
+// stepping by `row_step` rows (grid-stride, so any row count fits any grid). A cluster
+// group is the cluster's blocks side by side: block rank r holds lanes
+// [r * blockDim.x, (r + 1) * blockDim.x).
 template <int G>
 struct RowGroup {
     int lane, size;
     int64_t first_row, row_step, group;  // group: this group's index in the grid
     OPK_DEV RowGroup() {
-        size = G ? G : int(blockDim.x);
-        const int rpb = int(blockDim.x) / size;
-        lane = int(threadIdx.x) % size;
-        group = int64_t(blockIdx.x) * rpb + int(threadIdx.x) / size;
+        if constexpr (G == kClusterGroup) {
+            const int k = cluster_blocks(), rank = cluster_rank();
+            size = int(blockDim.x) * k;
+            lane = rank * int(blockDim.x) + int(threadIdx.x);
+            group = int64_t(blockIdx.x) / k;
+            row_step = int64_t(gridDim.x) / k;
+        } else {
+            size = G ? G : int(blockDim.x);
+            const int rpb = int(blockDim.x) / size;
+            lane = int(threadIdx.x) % size;
+            group = int64_t(blockIdx.x) * rpb + int(threadIdx.x) / size;
+            row_step = int64_t(gridDim.x) * rpb;
+        }
         first_row = group;
-        row_step = int64_t(gridDim.x) * rpb;
     }
     OPK_DEV Span span(int64_t n, int pack) const { return {n, (n + pack - 1) / pack, lane, size}; }
 };
@@ -351,3 +302,21 @@ struct RowGroup {
     OPK_ROW_KERNEL(stem##_bf16_c0, Args, body, opk_bf16, cfgs, 0) \
     OPK_ROW_KERNEL(stem##_bf16_c1, Args, body, opk_bf16, cfgs, 1) \
     OPK_ROW_KERNEL(stem##_bf16_c2, Args, body, opk_bf16, cfgs, 2)
+
+// Config 3 (one-row-array kernels only): a row spread over a thread-block cluster, each
+// block holding kClusterChunks packs per thread. Built as an empty body where clusters do
+// not exist (sm < 90, HIP); the host never launches it there. Every block of a cluster
+// waits for the others before exiting: they read its shared memory.
+#if OPK_HAVE_CLUSTERS
+#define OPK_CLUSTER_BODY(body, T) \
+    body<T, opk::kClusterGroup, opk::kClusterChunks>(a); \
+    opk::cluster_sync();
+#else
+#define OPK_CLUSTER_BODY(body, T) (void)a;
+#endif
+#define OPK_CLUSTER_KERNEL(name, Args, body, T) \
+    extern "C" __global__ void __launch_bounds__(opk::kClusterBlock, 3) name(const Args a) { OPK_CLUSTER_BODY(body, T) }
+#define OPK_CLUSTER_KERNELS(stem, Args, body)              \
+    OPK_CLUSTER_KERNEL(stem##_f32_c3, Args, body, float)   \
+    OPK_CLUSTER_KERNEL(stem##_f16_c3, Args, body, opk_f16) \
+    OPK_CLUSTER_KERNEL(stem##_bf16_c3, Args, body, opk_bf16)
