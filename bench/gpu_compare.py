@@ -2,24 +2,43 @@
 """Times opkit's cuda vendor, PyTorch eager and torch.compile on the same inputs, in one
 run, for every op forward and backward, bf16 and fp32.
 
-Run on a GPU machine from the repository root with the build tree in ./build:
+Run on a GPU machine from the repository root with a CUDA build tree (here build-cuda):
 
-    PYTHONPATH=python OPKIT_LIBRARY=build/lib/libopkit.so python3 bench/gpu_compare.py \
+    PYTHONPATH=python OPKIT_LIBRARY=$PWD/build-cuda/lib/libopkit.so.1 python3 bench/gpu_compare.py \
         --out bench/results/h100.json
 
 Timing: CUDA events around each call on torch's current stream (opkit gets the same
-stream), median of --reps runs after warm-up; inputs rotate between two copies so that
-L2 does not hold them. Bandwidth counts each tensor the op must read or write once (the
-byte model is printed next to every op). Backward baselines: eager = autograd backward of
-the eager forward (the graph is kept and only the backward is timed); compile =
-torch.compile of the same math written as an explicit backward function.
+stream), median of --reps runs after warm-up. Inputs are not rotated between copies: every
+case's main tensor is at least 64 MiB (the 4096^3 matmul's operands, 32 MiB each, are the
+exception, and matmul is compute-bound), more than the H100's 50 MB L2, so at most a part
+of a case's inputs can still be in L2 from the previous call (rope's small cos/sin tables
+are meant to stay there). A smaller shape picked with --shapes can run partly from L2.
+Bandwidth counts each tensor the op must read or write once (the byte model is printed
+next to every op). Backward baselines: eager = autograd backward of the eager forward (the
+graph is kept and only the backward is timed); compile = torch.compile of the same math
+written as an explicit backward function.
+
+--overhead times, instead, the host side of one call on tiny tensors (1 x --overhead-cols):
+time.perf_counter over --calls back-to-back calls with one synchronize at the end, median
+of --batches batches, for PyTorch eager (F.rms_norm, torch.softmax, F.silu(a) * b, in-place
+add with alpha) and for opkit through the Python binding (as called, with an explicit
+stream, and as a bare ctypes call on tensors converted once). A second measurement queues
+the calls behind a spin kernel (torch.cuda._sleep) so the GPU cannot be the bottleneck:
+host time per call there is the launch path alone, and CUDA events around the queued calls
+give the GPU's time per call; "host-bound" means the first exceeds the second.
+
+--ops and --shapes keep only the cases whose op name / shape string contains one of the
+comma-separated substrings. With --out the JSON file is rewritten after every case, so a
+run cut short keeps what it measured.
 """
 import argparse
 import json
 import math
 import os
 import statistics
+import subprocess
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -252,63 +271,325 @@ def matmul_cases(n, dt):
                  flops=2 * n ** 3)]
 
 
+# ------------------------------------------------------------------ host overhead --------
+
+def overhead_cases(cols, dt):
+    """(op, shape, {impl: fn}) for the host-overhead section: tiny tensors, one call each."""
+    from opkit._library import lib
+    from opkit._tensors import prepare
+
+    x, b, w = rnd(1, cols, dtype=dt), rnd(1, cols, dtype=dt), rnd(cols, dtype=dt)
+    y = torch.empty_like(x)
+    rstd = torch.empty(1, device="cuda", dtype=torch.float32)
+    acc = torch.zeros_like(x)
+    s = torch.cuda.current_stream().cuda_stream
+
+    def raw(cfn, *args):
+        """A bare ctypes call on opkit_tensor pointers converted once: the cost of crossing
+        into C and of the library's launch path, without the binding's per-call DLPack."""
+        tensors = [a for a in args if isinstance(a, torch.Tensor) or a is None]
+        _, ptrs, keep = prepare(s, tensors)
+        it = iter(ptrs)
+        cargs = [next(it) if (isinstance(a, torch.Tensor) or a is None) else a for a in args]
+
+        def call():
+            if cfn(*cargs, s):
+                raise RuntimeError(f"{cfn.__name__}: {lib.opkit_last_error_message().decode()}")
+        call.keep = keep  # the DLPack capsules the pointers point into live as long as call
+        return call
+
+    shape = f"1x{cols}"
+    return [
+        ("rms_norm_forward", shape, {
+            "eager": lambda: F.rms_norm(x, (cols,), w, 1e-6),
+            "opkit": lambda: opkit.rms_norm_forward(x, w, 1e-6, 0.0, y, rstd),
+            "opkit_stream": lambda: opkit.rms_norm_forward(x, w, 1e-6, 0.0, y, rstd, stream=s),
+            "opkit_ctypes": raw(lib.opkit_rms_norm_forward, x, w, 1e-6, 0.0, y, rstd)}),
+        ("softmax_forward", shape, {
+            "eager": lambda: torch.softmax(x, -1),
+            "opkit": lambda: opkit.softmax_forward(x, y),
+            "opkit_stream": lambda: opkit.softmax_forward(x, y, stream=s),
+            "opkit_ctypes": raw(lib.opkit_softmax_forward, x, y)}),
+        ("swiglu_forward", shape, {  # eager: two kernels (silu, mul), as a model writes it
+            "eager": lambda: F.silu(x) * b,
+            "opkit": lambda: opkit.swiglu_forward(x, b, y),
+            "opkit_stream": lambda: opkit.swiglu_forward(x, b, y, stream=s),
+            "opkit_ctypes": raw(lib.opkit_swiglu_forward, x, b, y)}),
+        ("axpy", shape, {  # acc += 1e-3 * x, in place: torch.add's in-place form
+            "eager": lambda: acc.add_(x, alpha=1e-3),
+            "opkit": lambda: opkit.axpy(1e-3, x, acc),
+            "opkit_stream": lambda: opkit.axpy(1e-3, x, acc, stream=s),
+            "opkit_ctypes": raw(lib.opkit_axpy, 1e-3, x, acc)}),
+    ]
+
+
+def host_per_call(fn, calls, batches):
+    """(wall, issue) microseconds per call, medians over batches of `calls` back-to-back
+    calls: wall includes the synchronize at the batch end, issue is the host loop alone."""
+    for _ in range(min(calls, 500)):
+        fn()
+    torch.cuda.synchronize()
+    walls, issues = [], []
+    for _ in range(batches):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        t1 = time.perf_counter()
+        torch.cuda.synchronize()
+        t2 = time.perf_counter()
+        walls.append((t2 - t0) / calls * 1e6)
+        issues.append((t1 - t0) / calls * 1e6)
+    return statistics.median(walls), statistics.median(issues)
+
+
+_SLEEP_CYCLES_PER_MS = None
+
+
+def sleep_cycles_per_ms():
+    """torch.cuda._sleep's spin cycles per millisecond on this GPU (None without it)."""
+    global _SLEEP_CYCLES_PER_MS
+    if _SLEEP_CYCLES_PER_MS is None and hasattr(torch.cuda, "_sleep"):
+        cycles = 10_000_000
+        ms = timed(lambda: torch.cuda._sleep(cycles), 5, warmup=1)
+        _SLEEP_CYCLES_PER_MS = cycles / ms
+    return _SLEEP_CYCLES_PER_MS
+
+
+def busy_gpu_per_call(fn, queued, reps, host_us):
+    """Calls queued behind a spin kernel, so that no call's kernel runs while the host
+    issues them: (host us per call, GPU us per call, note). GPU time is CUDA events around
+    the queued calls, which then run back to back with no host gap. When the calls were
+    still being issued as the spin ended (the launch queue filled, or the host was slower
+    than estimated), it retries with half as many calls queued."""
+    per_ms = sleep_cycles_per_ms()
+    if per_ms is None:
+        return None, None, "torch.cuda._sleep is missing: no GPU-busy measurement"
+    while True:
+        spin_ms = max(2.0, 4 * queued * host_us / 1e3)
+        hosts, gpus, late = [], [], 0
+        for _ in range(reps + 1):  # the first is a warm-up
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            torch.cuda._sleep(int(spin_ms * per_ms))
+            a.record()
+            t1 = time.perf_counter()
+            for _ in range(queued):
+                fn()
+            t2 = time.perf_counter()
+            b.record()
+            b.synchronize()
+            hosts.append((t2 - t1) / queued * 1e6)
+            gpus.append(a.elapsed_time(b) / queued * 1e3)
+            late += (t2 - t0) * 1e3 > 0.8 * spin_ms
+        if not late or queued <= 32:
+            break
+        queued //= 2
+    note = ""
+    if late:
+        note = (f"{late} of {reps + 1} batches were still being issued when the spin kernel "
+                "ended: busy-GPU numbers are not clean")
+    return statistics.median(hosts[1:]), statistics.median(gpus[1:]), note
+
+
+def run_overhead(args, dtypes, wanted, info, rows, overhead, save):
+    loop_wall, loop_issue = host_per_call(lambda: None, args.calls, args.batches)
+    info["overhead_python_loop_us"] = loop_issue
+    print(f"# host time per call, {args.calls} back-to-back calls per batch, median of {args.batches} "
+          f"batches; the Python loop and lambda alone cost {loop_issue:.3f} us per call (included)")
+    print(f"{'op':18s} {'shape':8s} {'dtype':4s} {'impl':13s} {'wall us':>9s} {'issue us':>9s} "
+          f"{'busy host us':>12s} {'GPU us':>8s}  bound", flush=True)
+    for name in dtypes:
+        dt = DT[name]
+        for op, shape, fns in overhead_cases(args.overhead_cols, dt):
+            if not wanted(op, shape):
+                continue
+            for impl, fn in fns.items():
+                r = {"op": op, "shape": shape, "dtype": name, "impl": impl}
+                try:
+                    r["wall_us"], r["issue_us"] = host_per_call(fn, args.calls, args.batches)
+                    r["busy_host_us"], r["gpu_us"], r["note"] = busy_gpu_per_call(
+                        fn, args.queued, args.batches, r["issue_us"])
+                except Exception as e:  # a path that cannot run is reported, not fatal
+                    r["error"] = str(e)[:200]
+                    print(f"{op:18s} {shape:8s} {name:4s} {impl:13s} failed: {r['error']}", flush=True)
+                    overhead.append(r)
+                    save()
+                    continue
+                bound = None
+                if r["busy_host_us"] is not None and r["gpu_us"] is not None:
+                    bound = r["busy_host_us"] > r["gpu_us"]
+                r["host_bound"] = bound
+                overhead.append(r)
+                save()
+                fmt = lambda v: f"{v:9.2f}" if isinstance(v, float) else f"{'-':>9s}"
+                verdict = {True: "host", False: "GPU", None: "?"}[bound]
+                print(f"{op:18s} {shape:8s} {name:4s} {impl:13s} {fmt(r['wall_us'])} {fmt(r['issue_us'])} "
+                      f"{fmt(r['busy_host_us']):>12s} {fmt(r['gpu_us']):>8s}  {verdict}"
+                      + (f"  ({r['note']})" if r["note"] else ""), flush=True)
+            eager = next((o for o in overhead if o["op"] == op and o["dtype"] == name
+                          and o["impl"] == "eager" and "wall_us" in o), None)
+            if eager:
+                ratios = ", ".join(f"{o['impl']} x{o['wall_us'] / eager['wall_us']:.2f}" for o in overhead
+                                   if o["op"] == op and o["dtype"] == name and o["impl"] != "eager"
+                                   and "wall_us" in o)
+                print(f"{'':18s} wall time per call vs eager: {ratios}", flush=True)
+    print("wall = batch time / calls (the final synchronize included); issue = host loop alone; busy host = "
+          "issue time per call\nwhile a spin kernel keeps the GPU busy (the launch path alone); GPU = event time "
+          "per call of the\nsame calls run back to back after the spin; bound: host when busy host > GPU. "
+          "opkit = the binding as\ncalled (stream from torch), opkit_stream = with stream=, opkit_ctypes = the C "
+          "function through ctypes\non tensors converted once.")
+
+
+# ------------------------------------------------------------------ run info --------------
+
+def driver_version():
+    """The NVIDIA driver version: nvidia-smi, else NVML through pynvml; None if neither."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=60)
+        if out.returncode == 0 and out.stdout.strip():
+            return out.stdout.strip().splitlines()[0].strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        v = pynvml.nvmlSystemGetDriverVersion()
+        return v.decode() if isinstance(v, bytes) else v
+    except Exception:
+        return None
+
+
+def cuda_driver_api_version():
+    """The CUDA version the driver supports (e.g. "13.0"), through torch; None if unknown."""
+    try:
+        v = torch._C._cuda_getDriverVersion()
+        return f"{v // 1000}.{v % 1000 // 10}"
+    except Exception:
+        return None
+
+
+def triton_version():
+    try:
+        import triton
+        return triton.__version__
+    except Exception:
+        return None
+
+
+def substring_filter(text):
+    """None, or the comma-separated substrings of text."""
+    if not text:
+        return None
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    return items or None
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--dtypes", default="bf16,f32")
     p.add_argument("--reps", type=int, default=30)
     p.add_argument("--quick", action="store_true", help="one shape per family")
+    p.add_argument("--ops", default=None, help="comma list of substrings of op names to keep")
+    p.add_argument("--shapes", default=None, help="comma list of substrings of shape strings to keep")
+    p.add_argument("--overhead", action="store_true",
+                   help="time the host-side overhead per call on tiny tensors instead of the bandwidth cases")
+    p.add_argument("--overhead-cols", type=int, default=128, help="--overhead tensor shape 1xN")
+    p.add_argument("--calls", type=int, default=20000, help="--overhead calls per batch")
+    p.add_argument("--batches", type=int, default=7, help="--overhead batches (median)")
+    p.add_argument("--queued", type=int, default=256, help="--overhead calls queued behind the spin kernel")
     p.add_argument("--out", default=None)
     args = p.parse_args()
+    ops_f, shapes_f = substring_filter(args.ops), substring_filter(args.shapes)
+
+    def wanted(op, shape):
+        return ((ops_f is None or any(f in op for f in ops_f))
+                and (shapes_f is None or any(f in shape for f in shapes_f)))
+
+    def shape_wanted(shape):
+        return shapes_f is None or any(f in shape for f in shapes_f)
+
     torch.manual_seed(0)
     bw = copy_bandwidth(args.reps)
     info = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
-            "cuda": torch.version.cuda, "driver_copy_GBps": bw, "opkit_version": opkit.version()}
+            "cuda": torch.version.cuda, "driver_copy_GBps": bw, "opkit_version": opkit.version(),
+            "driver": driver_version(), "cuda_driver_api": cuda_driver_api_version(),
+            "triton": triton_version(), "argv": sys.argv[1:]}
     print(f"# {info['gpu']}, torch {info['torch']}, CUDA {info['cuda']}, copy bandwidth {bw:.0f} GB/s")
-    rows = []
+    print(f"# driver {info['driver']} (CUDA {info['cuda_driver_api']}), triton {info['triton']}")
+    rows, overhead = [], []
+
+    def save():
+        """Rewrites --out with everything measured so far (a run cut short keeps it)."""
+        if not args.out:
+            return
+        doc = {"info": info, "rows": rows}
+        if args.overhead:
+            doc["overhead"] = overhead
+        tmp = args.out + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(doc, f, indent=1)
+        os.replace(tmp, args.out)
+
+    save()
+    dtypes = args.dtypes.split(",")
+    if args.overhead:
+        run_overhead(args, dtypes, wanted, info, rows, overhead, save)
+        save()
+        return
     row_shapes = [(32768, 4096)] if args.quick else [(32768, 4096), (8192, 8192), (4096, 16384)]
-    for name in args.dtypes.split(","):
+    for name in dtypes:
         dt = DT[name]
         es = torch.empty((), dtype=dt).element_size()
-        cases = []
+        # Families are built one at a time (their tensors are freed before the next), and
+        # only when --shapes can keep them.
+        families = []
         for R, N in row_shapes:
-            cases += row_cases(R, N, dt, es) + gated_cases(R, N, dt, es)
-        cases += rope_cases(4, 4096, 32, 128, dt, es)
+            families.append((f"{R}x{N}", lambda R=R, N=N: row_cases(R, N, dt, es)))
+            families.append((f"{R}x{N}", lambda R=R, N=N: gated_cases(R, N, dt, es)))
+        families.append(("4x4096x32x128", lambda: rope_cases(4, 4096, 32, 128, dt, es)))
         for V in ([128256] if args.quick else [32000, 128256]):
-            cases += ce_cases(8192, V, dt, es)
-        cases += embedding_cases(128256, 4096, 8192, dt, es)
+            families.append((f"8192x{V}", lambda V=V: ce_cases(8192, V, dt, es)))
+        families.append(("V128256xD4096,8192 ids", lambda: embedding_cases(128256, 4096, 8192, dt, es)))
         if dt == torch.bfloat16:
             for n in ([4096] if args.quick else [4096, 8192]):
-                cases += matmul_cases(n, dt)
-        for c in cases:
-            r = {"op": c.name, "shape": c.shape, "dtype": name}
-            for impl, fn in c.fns.items():
-                if fn is None:
-                    r[impl + "_ms"] = None
-                    continue
-                try:
-                    r[impl + "_ms"] = timed(fn, args.reps)
-                except Exception as e:  # a baseline that cannot run is reported, not fatal
-                    r[impl + "_ms"] = None
-                    r[impl + "_error"] = str(e)[:200]
-            ms = r["opkit_ms"]
-            if ms:
-                if c.flops:
-                    r["opkit_TFLOPs"] = c.flops / ms / 1e9
-                    r["eager_TFLOPs"] = c.flops / r["eager_ms"] / 1e9 if r["eager_ms"] else None
-                r["opkit_GBps"] = c.bytes / ms / 1e6
-                r["frac_copy_bw"] = r["opkit_GBps"] / bw
-                r["vs_eager"] = r["eager_ms"] / ms if r["eager_ms"] else None
-                r["vs_compile"] = r["compile_ms"] / ms if r["compile_ms"] else None
-            rows.append(r)
-            fmt = lambda v: f"{v:8.3f}" if isinstance(v, float) else f"{'-':>8}"
-            extra = f" {r.get('opkit_TFLOPs', 0):6.1f} TFLOP/s" if c.flops and ms else ""
-            print(f"{c.name:34s} {c.shape:22s} {name:4s} opkit {fmt(ms)} eager {fmt(r['eager_ms'])} "
-                  f"compile {fmt(r['compile_ms'])} ms | {fmt(r.get('opkit_GBps'))} GB/s "
-                  f"{fmt(r.get('frac_copy_bw'))} of copy | x{fmt(r.get('vs_eager'))} eager "
-                  f"x{fmt(r.get('vs_compile'))} compile{extra}", flush=True)
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump({"info": info, "rows": rows}, f, indent=1)
+                families.append((f"{n}^3", lambda n=n: matmul_cases(n, dt)))
+        for family_shape, build in families:
+            if not shape_wanted(family_shape):
+                continue
+            cases = [c for c in build() if wanted(c.name, c.shape)]
+            for c in cases:
+                r = {"op": c.name, "shape": c.shape, "dtype": name}
+                for impl, fn in c.fns.items():
+                    if fn is None:
+                        r[impl + "_ms"] = None
+                        continue
+                    try:
+                        r[impl + "_ms"] = timed(fn, args.reps)
+                    except Exception as e:  # a baseline that cannot run is reported, not fatal
+                        r[impl + "_ms"] = None
+                        r[impl + "_error"] = str(e)[:200]
+                ms = r["opkit_ms"]
+                if ms:
+                    if c.flops:
+                        r["opkit_TFLOPs"] = c.flops / ms / 1e9
+                        r["eager_TFLOPs"] = c.flops / r["eager_ms"] / 1e9 if r["eager_ms"] else None
+                    r["opkit_GBps"] = c.bytes / ms / 1e6
+                    r["frac_copy_bw"] = r["opkit_GBps"] / bw
+                    r["vs_eager"] = r["eager_ms"] / ms if r["eager_ms"] else None
+                    r["vs_compile"] = r["compile_ms"] / ms if r["compile_ms"] else None
+                rows.append(r)
+                save()
+                fmt = lambda v: f"{v:8.3f}" if isinstance(v, float) else f"{'-':>8}"
+                extra = f" {r.get('opkit_TFLOPs', 0):6.1f} TFLOP/s" if c.flops and ms else ""
+                print(f"{c.name:34s} {c.shape:22s} {name:4s} opkit {fmt(ms)} eager {fmt(r['eager_ms'])} "
+                      f"compile {fmt(r['compile_ms'])} ms | {fmt(r.get('opkit_GBps'))} GB/s "
+                      f"{fmt(r.get('frac_copy_bw'))} of copy | x{fmt(r.get('vs_eager'))} eager "
+                      f"x{fmt(r.get('vs_compile'))} compile{extra}", flush=True)
+            del cases
+    save()
 
 
 if __name__ == "__main__":
