@@ -74,7 +74,9 @@ opkit_status forward(const opkit_tensor* logits, const opkit_tensor* target, int
     a.label_smoothing = label_smoothing;
     a.target64 = is_index64(target);
     if (rows > 0) {
-        const RowPlan p = plan_rows(d, rows, V, element_size(logits), opk::kRowConfigs, 0, 0, true);
+        // No clusters: measured on an H100 (8192 x 128256 bf16), the streamed two-pass row
+        // (2.58 ms) beat a row spread over a cluster (2.82 ms).
+        const RowPlan p = plan_rows(d, rows, V, element_size(logits), opk::kRowConfigs, 0);
         OPKIT_CUDA_TRY(launch_rows(d, Module::cross_entropy, kFwd[type], p, s, a));
     }
     if (reduced && loss) {

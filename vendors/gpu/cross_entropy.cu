@@ -184,7 +184,6 @@ OPK_DEV void ce_backward(const CrossEntropyArgs& a) {
 using namespace opk;
 
 OPK_ROW_KERNELS(opk_ce_fwd, CrossEntropyArgs, ce_forward, kRowConfigs)
-OPK_CLUSTER_KERNELS(opk_ce_fwd, CrossEntropyArgs, ce_forward)
 OPK_ROW_KERNELS(opk_ce_bwd, CrossEntropyArgs, ce_backward, kRowConfigs)
 
 // Non-ignored targets (bad ones included: they make the loss NaN either way). Integer
