@@ -106,6 +106,15 @@ OPK_DEV float* shared_columns(int array, const Span& s, int P) {
     return norm_columns + (int64_t(array) * rpb + in_block) * s.packs * P;
 }
 
+// Loads row r of x and dy into the caches (nothing past the last row).
+template <typename T, int C>
+OPK_DEV void prefetch2(const RowsView& x, const RowsView& dy, int64_t r, int64_t rows, const Span& sp,
+                       RowCache<T, C>& xc, RowCache<T, C>& dyc) {
+    if (r >= rows) return;
+    xc.load(row_ptr<const T>(x, r), sp, x.vec);
+    dyc.load(row_ptr<const T>(dy, r), sp, dy.vec);
+}
+
 // dx = rstd * g - x * rstd^3 * mean(g * x), g = dy * (weight + weight_offset);
 // dweight += dy * x * rstd.
 template <typename T, int G, int C>
@@ -119,12 +128,18 @@ OPK_DEV void rms_backward(const NormArgs& a) {
     ColumnAcc<P> dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
                     cached && a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
 
+    // Cached 2-byte rows (one pack per thread): the next row's loads are issued before
+    // this row's reduction, so they are in flight while the group waits at the barrier.
+    // (fp32 holds two packs per thread already; a second row would spill.)
+    constexpr bool kPrefetch = cached && sizeof(T) == 2;
+    RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
+    if constexpr (kPrefetch) prefetch2(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
+
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const T* xr = row_ptr<const T>(a.x, r);
         const T* dyr = row_ptr<const T>(a.dy, r);
         T* dxr = row_ptr<T>(a.dx, r);
         const float inv = strided_get<float>(a.rstd, r);
-        RowCache<T, C ? C : 1> xc, dyc;
         float dot = 0.0f;
         auto first = [&](int, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P];
@@ -136,9 +151,9 @@ OPK_DEV void rms_backward(const NormArgs& a) {
             }
         };
         if constexpr (cached) {
-            xc.load(xr, sp, a.x.vec);
-            dyc.load(dyr, sp, a.dy.vec);
+            if constexpr (!kPrefetch) prefetch2(a.x, a.dy, r, a.rows, sp, xc, dyc);
             each2(dyc, xc, sp, first);
+            if constexpr (kPrefetch) prefetch2(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
         } else {
             stream_rows2<T>(dyr, a.dy.vec, xr, a.x.vec, sp, first);
         }
@@ -153,6 +168,10 @@ OPK_DEV void rms_backward(const NormArgs& a) {
         };
         if constexpr (cached) {
             each2(dyc, xc, sp, emit);
+            if constexpr (kPrefetch) {
+                xc = xn;
+                dyc = dyn;
+            }
         } else {
             stream_rows2<T>(dyr, a.dy.vec, xr, a.x.vec, sp, emit);
         }
@@ -246,6 +265,9 @@ OPK_DEV void ln_backward(const NormArgs& a) {
     ColumnAcc<P> db(a.want_dbias ? a.partial + (groups + g.group) * sp.n : nullptr,
                     cached && a.shared_sums ? shared_columns<G>(1, sp, P) : nullptr, sp);
     const float inv_n = 1.0f / float(sp.n);
+    constexpr bool kPrefetch = cached && sizeof(T) == 2;  // as in rms_backward
+    RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
+    if constexpr (kPrefetch) prefetch2(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const T* xr = row_ptr<const T>(a.x, r);
@@ -253,7 +275,6 @@ OPK_DEV void ln_backward(const NormArgs& a) {
         T* dxr = row_ptr<T>(a.dx, r);
         const float mu = strided_get<float>(a.mean, r);
         const float inv = strided_get<float>(a.rstd, r);
-        RowCache<T, C ? C : 1> xc, dyc;
         float sums[2] = {0.0f, 0.0f};  // sum(g), sum(g * xhat)
         auto first = [&](int, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P];
@@ -269,9 +290,9 @@ OPK_DEV void ln_backward(const NormArgs& a) {
             }
         };
         if constexpr (cached) {
-            xc.load(xr, sp, a.x.vec);
-            dyc.load(dyr, sp, a.dy.vec);
+            if constexpr (!kPrefetch) prefetch2(a.x, a.dy, r, a.rows, sp, xc, dyc);
             each2(dyc, xc, sp, first);
+            if constexpr (kPrefetch) prefetch2(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
         } else {
             stream_rows2<T>(dyr, a.dy.vec, xr, a.x.vec, sp, first);
         }
@@ -286,6 +307,10 @@ OPK_DEV void ln_backward(const NormArgs& a) {
         };
         if constexpr (cached) {
             each2(dyc, xc, sp, emit);
+            if constexpr (kPrefetch) {
+                xc = xn;
+                dyc = dyn;
+            }
         } else {
             stream_rows2<T>(dyr, a.dy.vec, xr, a.x.vec, sp, emit);
         }
