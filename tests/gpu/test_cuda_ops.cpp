@@ -256,6 +256,11 @@ TEST_CASE("cuda ops: rope forward and backward match the CPU", "[cuda][ops]") {
         {1, 1, 1, 2, false, false, false, 0},  {2, 3, 4, 6, false, false, false, 0},
         {2, 5, 3, 128, false, true, false, 0}, {2, 7, 2, 64, true, false, true, 0},
         {1, 4, 3, 130, true, true, false, 1},  {3, 17, 8, 16, false, false, true, 1},
+        // Thread mapping: 4 heads per thread (H = 32, 40), heads past the last batch of 4
+        // (H = 6, 13), halves wider than 64 packs (D = 2048), [B,H,T,D] and in place.
+        {2, 9, 32, 128, false, false, false, 0}, {1, 5, 6, 128, true, true, false, 0},
+        {2, 3, 13, 256, false, false, true, 0},  {1, 3, 5, 2048, false, true, false, 0},
+        {1, 2, 40, 64, true, false, false, 1},   {2, 33, 32, 128, false, true, true, 0},
     };
     for (opkit_dtype d : kFloats)
         for (const RopeCase& c : cases) {
@@ -433,6 +438,61 @@ TEST_CASE("cuda ops: embedding forward and backward match the CPU", "[cuda][ops]
                 });
                 CHECK(same(*dw, rtol_for(d), atol_for(d), what + " dweight"));
             }
+}
+
+TEST_CASE("cuda ops: embedding backward with many repeated ids, no ids, and out-of-range ids", "[cuda][ops]") {
+    if (!cuda_or_skip()) return;
+    uint64_t seed = 750;
+    struct EmbBwdCase {
+        int64_t V, D, count;
+        int64_t id_hi;    // ids drawn from [0, id_hi]
+        int64_t padding;  // -1: none
+        Layout wl;
+    };
+    // Positions owning a repeated id, positions adding into it, ids seen once (copied),
+    // rows no id hits (zeros): at most min(count / 2, V) accumulator rows are needed.
+    const EmbBwdCase cases[] = {
+        {37, 520, 600, 2, -1, {}},             // 3 ids, ~200 positions each (atomics on few rows)
+        {1000, 256, 3000, 999, 7, {}},         // count > V: most ids repeated
+        {300, 4097, 600, 299, -1, {{}, 5, 1}}, // every id about twice; padded, misaligned dweight
+        {128, 8, 1000, 127, 3, {}},            // short rows: many rows per block
+        {50, 64, 0, 49, -1, {}},               // no ids: all zeros
+        {1, 33, 5, 0, -1, {}},                 // V = 1
+    };
+    for (opkit_dtype d : kFloats)
+        for (const EmbBwdCase& c : cases) {
+            const std::string what = std::string("embedding backward ") + dtype_name(d) + " V " + std::to_string(c.V) +
+                                     " D " + std::to_string(c.D) + " ids " + std::to_string(c.count);
+            INFO(what);
+            TP dy = make(d, {c.count, c.D}), dw = make(d, {c.V, c.D}, c.wl), ids = make(i64(), {c.count});
+            dy->random(-1, 1, seed++);
+            ids->random_ints(0, c.id_hi, seed++);
+            dw->poison();
+            for (Tensor* t : {dy.get(), ids.get(), dw.get()}) t->upload();
+            both([&](bool g) { return opkit_embedding_backward(on(g, dy), on(g, ids), c.padding, on(g, dw), nullptr); });
+            CHECK(same(*dw, rtol_for(d), atol_for(d), what + " dweight"));
+        }
+
+    // Out-of-range ids add nothing on the device. The CPU rejects them, so its reference
+    // gets the padding id in their place (which adds nothing either).
+    for (opkit_dtype d : kFloats) {
+        const int64_t V = 40, D = 136, count = 500, padding = 5;
+        const std::string what = std::string("embedding backward out-of-range ids ") + dtype_name(d);
+        INFO(what);
+        TP dy = make(d, {count, D}), dw = make(d, {V, D});
+        TP ids_gpu = make(i32(), {count}), ids_cpu = make(i32(), {count});
+        dy->random(-1, 1, seed++);
+        ids_gpu->random_ints(-3, V + 2, seed++);
+        for (int64_t k = 0; k < count; ++k) {
+            const double id = ids_gpu->host_value(k);
+            ids_cpu->set(k, id < 0 || id >= double(V) ? double(padding) : id);
+        }
+        dw->poison();
+        for (Tensor* t : {dy.get(), dw.get(), ids_gpu.get(), ids_cpu.get()}) t->upload();
+        REQUIRE_OK(opkit_embedding_backward(dy->cpu(), ids_cpu->cpu(), padding, dw->cpu(), nullptr));
+        REQUIRE_OK(opkit_embedding_backward(dy->gpu(), ids_gpu->gpu(), padding, dw->gpu(), nullptr));
+        CHECK(same(*dw, rtol_for(d), atol_for(d), what + " dweight"));
+    }
 }
 
 TEST_CASE("cuda ops: an embedding id out of range gives a NaN row and no out-of-bounds read",

@@ -249,7 +249,10 @@ void rope(Cases& out, opkit_dtype d, bool quick) {
         {{2, 5, 3, 8}, {}},
         {{2, 7, 4, 64}, {{0, 2, 1, 3}, 4, 1}},  // [B,H,T,D] storage, padded, misaligned
     };
-    if (!quick) shapes.push_back({{1, 33, 2, 128}, {}});
+    if (!quick) {
+        shapes.push_back({{1, 33, 2, 128}, {}});
+        shapes.push_back({{2, 17, 32, 128}, {}});  // 4 heads per thread, several positions per block
+    }
     for (const RopeShape& s : shapes)
         for (int v = 0; v < 3; ++v) {  // 0: cos/sin [T,D], 1: [B,T,D], 2: [T,D] in place
             const int64_t B = s.bthd[0], T = s.bthd[1], D = s.bthd[3];
@@ -354,7 +357,10 @@ void embedding(Cases& out, opkit_dtype d, bool quick) {
         {37, 5, Layout{}, {3, 20}, i32()},  // 60 ids over 37 rows: repeats accumulate
         {1000, 129, Layout{{}, 3, 1}, {2, 3, 5}, i64()},
     };
-    if (!quick) shapes.push_back({50, 4096, Layout{}, {300}, i32()});
+    if (!quick) {
+        shapes.push_back({50, 4096, Layout{}, {300}, i32()});
+        shapes.push_back({1000, 256, Layout{}, {3000}, i64()});  // more ids than rows: most ids repeated
+    }
     for (const EmbShape& s : shapes) {
         std::vector<int64_t> y_shape = s.ids;
         y_shape.push_back(s.D);

@@ -1,9 +1,13 @@
-// embedding forward (row gather) and backward (fp32 atomic accumulation).
+// embedding forward (row gather) and backward (dy rows summed into dweight).
 //
-// Backward: f32 weights accumulate straight into dweight (zeroed first with a 2-D
-// memset, which honours its row stride); f16/bf16 weights accumulate into a dense fp32
-// scratch [V, D] that opk_store_rows then converts into dweight. Atomics make the sum
-// order, and so the last bits of a row hit by many ids, timing dependent.
+// Backward (the steps are in vendors/gpu/embedding.cu): one stream-ordered scratch
+// allocation holds owner[V] and tag[V] (8 bytes each), three counters, two position lists
+// of `count` entries and, for f16/bf16 weights, fp32 accumulator rows for the ids that
+// occur more than once: at most min(count / 2, V) rows of D (each such id takes two
+// positions). f32 weights accumulate repeated ids straight in dweight (rows that do not
+// overlap). Every dweight row is then written exactly once, so the work is dweight's size
+// plus the ids' dy rows. Atomics make the sum order of a repeated id's row, and so its
+// last bits, timing dependent.
 #include "ops_common.h"
 
 namespace {
@@ -11,8 +15,23 @@ namespace {
 using namespace opkit_cuda;
 
 const char* const kFwd[3] = OPK_DTYPE_NAMES("opk_emb_fwd");
-const char* const kBwd[3] = OPK_DTYPE_NAMES("opk_emb_bwd");
-const char* const kStore[3] = OPK_DTYPE_NAMES("opk_store_rows");
+const char* const kInit[3] = OPK_DTYPE_NAMES("opk_emb_bwd_init");
+const char* const kAdd[3] = OPK_DTYPE_NAMES("opk_emb_bwd_add");
+const char* const kWrite[3] = OPK_DTYPE_NAMES("opk_emb_bwd_write");
+const char kMark[] = "opk_emb_mark";
+const char kClassify[] = "opk_emb_classify";
+
+// Blocks of 256 threads for the row-group kernels: a row gets the smallest power of 2
+// threads covering its packs (at most 256, as on the device), so 256 / that many rows per
+// block; a grid-stride grid of at most 16 blocks per SM.
+size_t group_grid(const Device& d, int64_t rows, int64_t packs) {
+    int64_t width = 1;
+    while (width < packs && width < 256) width <<= 1;
+    const int64_t per_block = 256 / width;
+    return size_t(std::min<int64_t>((rows + per_block - 1) / per_block, int64_t(d.sm_count) * 16));
+}
+
+size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 opkit_status forward(const opkit_tensor* weight, const opkit_tensor* ids, opkit_tensor* y, opkit_stream stream) {
     const char* op = "embedding_forward";
@@ -56,49 +75,55 @@ opkit_status backward(const opkit_tensor* dy, const opkit_tensor* ids, int64_t p
     Device& d = scope.dev();
     const CUstream s = as_stream(stream);
     const int64_t es = int64_t(element_size(dweight));
+    const int64_t packs = (D + 16 / es - 1) / (16 / es);
     const int64_t row_stride = stride_of(dweight, 0);
-    // Direct accumulation needs fp32 and rows that do not overlap (a 2-D memset pitch).
-    const bool direct = type == 0 && (V == 1 || row_stride >= D);
+
+    opk::EmbeddingArgs a{};
+    a.ids64 = ids->dtype.bits == 64;
+    a.ids = rows_view(ids, ids->ndim);
+    a.rows = rows_view(dy, dy->ndim - 1);
+    a.dweight = rows_view(dweight, 1);
+    a.count = count;
+    a.V = V;
+    a.D = D;
+    a.padding_idx = padding_idx;
+    // f32 sums repeated ids in dweight itself where its rows do not overlap; otherwise
+    // fp32 scratch rows, one per repeated id, padded to 16 bytes.
+    a.acc_is_dweight = type == 0 && (V == 1 || row_stride >= D);
+    const size_t map_bytes = round_up(size_t(V) * 16 + 3 * 8, 256);
+    const size_t list_bytes = round_up(size_t(count) * 8, 256);
+    const int64_t acc_rows = a.acc_is_dweight ? 0 : std::min<int64_t>(count / 2, V);
+    const int64_t acc_stride = (D + 3) / 4 * 4;
     Scratch scratch(d, s);
-    float* acc;
-    int64_t acc_stride;
-    if (direct) {
-        acc = reinterpret_cast<float*>(base_of(dweight));
-        acc_stride = V == 1 ? D : row_stride;
-        OPKIT_CU_TRY(drv().cuMemsetD2D32Async(reinterpret_cast<CUdeviceptr>(acc), size_t(acc_stride) * 4, 0,
-                                              size_t(D), size_t(V), s));
+    void* mem = nullptr;
+    OPKIT_CUDA_TRY(scratch.alloc(map_bytes + 2 * list_bytes + size_t(acc_rows) * size_t(acc_stride) * 4, &mem));
+    char* base = static_cast<char*>(mem);
+    a.owner = reinterpret_cast<unsigned long long*>(base);
+    a.tag = a.owner + V;
+    a.counters = a.tag + V;  // right after tag: one memset zeroes both
+    a.owners = reinterpret_cast<unsigned long long*>(base + map_bytes);
+    a.others = reinterpret_cast<unsigned long long*>(base + map_bytes + list_bytes);
+    if (a.acc_is_dweight) {
+        a.acc = reinterpret_cast<float*>(base_of(dweight));
+        a.acc_stride = V == 1 ? D : row_stride;
+        a.acc_vec = a.dweight.vec;
     } else {
-        void* mem = nullptr;
-        OPKIT_CUDA_TRY(scratch.alloc(size_t(V) * size_t(D) * 4, &mem));
-        acc = static_cast<float*>(mem);
-        acc_stride = D;
-        OPKIT_CU_TRY(drv().cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(acc), 0, size_t(V) * size_t(D), s));
-    }
-    if (count > 0) {
-        opk::EmbeddingArgs a{};
-        a.ids64 = ids->dtype.bits == 64;
-        a.ids = rows_view(ids, ids->ndim);
-        a.rows = rows_view(dy, dy->ndim - 1);
-        a.acc = acc;
+        a.acc = reinterpret_cast<float*>(base + map_bytes + 2 * list_bytes);
         a.acc_stride = acc_stride;
-        a.count = count;
-        a.V = V;
-        a.D = D;
-        a.padding_idx = padding_idx;
-        const int64_t packs = count * ((D + 16 / es - 1) / (16 / es));
-        OPKIT_CUDA_TRY(launch(d, Module::embedding, kBwd[type], pack_grid(d, packs), 256, s, a));
+        a.acc_vec = 1;
     }
-    if (!direct) {
-        opk::StoreRowsArgs st{};
-        st.src = acc;
-        st.src_stride = D;
-        st.dst = rows_view(dweight, 1);
-        st.rows = V;
-        st.n = D;
-        const int64_t packs = V * ((D + 16 / es - 1) / (16 / es));
-        OPKIT_CUDA_TRY(launch(d, Module::embedding, kStore[type], pack_grid(d, packs), 256, s, st));
+    OPKIT_CU_TRY(drv().cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(a.owner), 0xffffffffu, size_t(V) * 2, s));
+    OPKIT_CU_TRY(drv().cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(a.tag), 0, size_t(V) * 2 + 6, s));
+    if (count > 0) {
+        const size_t grid = pack_grid(d, count);
+        OPKIT_CUDA_TRY(launch(d, Module::embedding, kMark, grid, 256, s, a));
+        OPKIT_CUDA_TRY(launch(d, Module::embedding, kClassify, grid, 256, s, a));
+        // Sized for every position being listed; blocks past the lists' ends return at once.
+        const size_t rows_grid = group_grid(d, count, packs);
+        OPKIT_CUDA_TRY(launch(d, Module::embedding, kInit[type], rows_grid, 256, s, a));
+        OPKIT_CUDA_TRY(launch(d, Module::embedding, kAdd[type], rows_grid, 256, s, a));
     }
-    return OPKIT_OK;
+    return launch(d, Module::embedding, kWrite[type], group_grid(d, V, packs), 256, s, a);
 }
 
 }  // namespace

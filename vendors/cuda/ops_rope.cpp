@@ -1,5 +1,6 @@
 // rope forward and backward on x [B,T,H,D] (any strides; innermost 1) with cos/sin
-// [T,D] or [B,T,D].
+// [T,D] or [B,T,D]. The host picks the block shape (RopeArgs::width / groups; see
+// vendors/gpu/rope.cu).
 #include "ops_common.h"
 
 namespace {
@@ -44,9 +45,19 @@ opkit_status run(const char* op, bool backward, const opkit_tensor* x, const opk
     for (int i = 0; i < 2; ++i) vec = vec && (a.cs[i] * es) % 16 == 0 && (a.ss[i] * es) % 16 == 0;
     a.vec = vec;
     a.backward = backward;
-    const size_t positions = size_t(a.B * a.T);
-    const size_t grid = std::min<size_t>(positions, size_t(d.sm_count) * 64);
-    return launch(d, Module::rope, kRope[type], grid, 256, as_stream(stream), a);
+    // Block: `width` lanes over a half's packs (a power of 2, at most 64; wider halves
+    // loop), ceil(H / kRopeHeads) groups over the heads (each thread takes kRopeHeads of
+    // them, all their loads in flight), and enough positions to make 128 threads.
+    const int64_t packs = (a.D / 2 + 16 / es - 1) / (16 / es);
+    int64_t width = 1;
+    while (width < packs && width < 64) width <<= 1;
+    const int64_t groups = std::min<int64_t>((a.H + opk::kRopeHeads - 1) / opk::kRopeHeads, 256 / width);
+    const int64_t positions = a.B * a.T;
+    const int64_t per_block = std::max<int64_t>(1, std::min<int64_t>(128 / (width * groups), positions));
+    a.width = int32_t(width);
+    a.groups = int32_t(groups);
+    const size_t grid = size_t(std::min<int64_t>((positions + per_block - 1) / per_block, int64_t(d.sm_count) * 64));
+    return launch(d, Module::rope, kRope[type], grid, unsigned(width * groups * per_block), as_stream(stream), a);
 }
 
 }  // namespace

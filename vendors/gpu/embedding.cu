@@ -1,18 +1,95 @@
-// Embedding lookup and its backward. One thread per 16-byte pack of an output row.
+// Embedding lookup and its backward.
 //
 // An id outside [0, V) is never dereferenced: the forward writes a NaN row for it and the
-// backward skips it (documented in docs/cuda-vendor.md). The backward adds dy rows into
-// an fp32 accumulator with atomics (zeroed by the host first); for f16/bf16 weights
-// opk_store_rows then converts the accumulator into dweight.
+// backward skips it (documented in docs/cuda-vendor.md). Ids equal to padding_idx add
+// nothing either.
+//
+// Forward: one thread per 16-byte pack of an output row.
+//
+// Backward: the work is dweight written once plus the ids' dy rows, never a dense
+// [V, D] accumulator. The host zeroes tag[V] and the counters and sets owner[V] to ~0, then:
+//   1. opk_emb_mark: for each counted id at position k, owner[id] = atomicMin(owner[id], k),
+//      so a row's owner is its first position whatever the timing; every position that
+//      finds an owner already set marks the id repeated (tag 1).
+//   2. opk_emb_classify: the owner of a repeated id takes an fp32 accumulator row (tag =
+//      2 + row; for f32 weights the row is dweight[id] itself) and lists itself in
+//      `owners`; the id's other positions list themselves in `others`.
+//   3. opk_emb_bwd_init: each listed owner stores its dy row into the accumulator row.
+//   4. opk_emb_bwd_add: each listed other position atomically adds its dy row into it.
+//   5. opk_emb_bwd_write: every dweight row once: zeros (no id), the owner's dy row (an id
+//      at one position: a copy, no rounding), or the accumulator row converted to T
+//      (skipped for f32, where it already is dweight).
+// Only repeated ids use atomics and the accumulator, so the order of the fp32 additions
+// into such a row (and so its last bits) depends on timing; which position owns a row
+// does not. Row kernels give each row a group of threads (a power of 2 up to the block)
+// that walks its 16-byte packs, several loads in flight, with no 64-bit division.
 #include "rows.cuh"
 
 namespace opk {
 namespace {
 
+constexpr unsigned long long kNoOwner = ~0ull;
+constexpr int kInFlight = 4;  // packs a thread loads before it stores
+
 OPK_DEV int64_t id_at(const EmbeddingArgs& a, int64_t k) {
     const int64_t off = row_offset(a.ids, k);
     return a.ids64 ? static_cast<const int64_t*>(a.ids.data)[off]
                    : int64_t(static_cast<const int32_t*>(a.ids.data)[off]);
+}
+
+OPK_DEV bool counted(const EmbeddingArgs& a, int64_t id) { return id != a.padding_idx && id >= 0 && id < a.V; }
+
+// The block's threads in groups of `width` (a power of 2, at most the block, so the host
+// launches power-of-2 blocks) that share one row: group g of block b takes rows
+// b * groups + g, then steps by the grid's groups. `lane` is the thread's first pack.
+struct RowGroup {
+    int lane, width;
+    int64_t first, step;
+};
+
+OPK_DEV RowGroup row_group(int64_t packs) {
+    int w = 1;
+    while (w < packs && w < int(blockDim.x)) w <<= 1;
+    const int groups = int(blockDim.x) / w;
+    RowGroup g;
+    g.lane = int(threadIdx.x) & (w - 1);
+    g.width = w;
+    g.first = int64_t(blockIdx.x) * groups + int(threadIdx.x) / w;
+    g.step = int64_t(gridDim.x) * groups;
+    return g;
+}
+
+// Pack c of an fp32 row of n elements: P floats, 16-byte accesses when vec and whole.
+template <int P>
+OPK_DEV void load_f32(const float* row, int64_t c, int64_t n, bool vec, float (&v)[P]) {
+    const int64_t e = c * P;
+    if (vec && e + P <= n) {
+#pragma unroll
+        for (int j = 0; j < P; j += 4) {
+            const float4 q = *reinterpret_cast<const float4*>(row + e + j);
+            v[j] = q.x;
+            v[j + 1] = q.y;
+            v[j + 2] = q.z;
+            v[j + 3] = q.w;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < P; ++j) v[j] = e + j < n ? row[e + j] : 0.0f;
+    }
+}
+
+template <int P>
+OPK_DEV void store_f32(float* row, int64_t c, int64_t n, bool vec, const float (&v)[P]) {
+    const int64_t e = c * P;
+    if (vec && e + P <= n) {
+#pragma unroll
+        for (int j = 0; j < P; j += 4)
+            *reinterpret_cast<float4*>(row + e + j) = make_float4(v[j], v[j + 1], v[j + 2], v[j + 3]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < P; ++j)
+            if (e + j < n) row[e + j] = v[j];
+    }
 }
 
 template <typename T>
@@ -41,36 +118,128 @@ OPK_DEV void emb_forward(const EmbeddingArgs& a) {
     }
 }
 
-template <typename T>
-OPK_DEV void emb_backward(const EmbeddingArgs& a) {
-    constexpr int P = Pack<T>::n;
-    const int64_t D = a.D, packs = (D + P - 1) / P, total = a.count * packs;
-    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-         i += int64_t(gridDim.x) * blockDim.x) {
-        const int64_t k = i / packs, c = i - k * packs;
+// Step 1: owners (first position of each counted id) and the repeated mark.
+OPK_DEV void emb_mark(const EmbeddingArgs& a) {
+    for (int64_t k = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < a.count;
+         k += int64_t(gridDim.x) * blockDim.x) {
         const int64_t id = id_at(a, k);
-        if (id == a.padding_idx || id < 0 || id >= a.V) continue;
-        float v[P];
-        load_pack<T, P>(row_ptr<const T>(a.rows, k), c, D, a.rows.vec, v);
-        float* dst = a.acc + id * a.acc_stride + c * P;
-#pragma unroll
-        for (int j = 0; j < P; ++j)
-            if (c * P + j < D) atomicAdd(dst + j, v[j]);
+        if (!counted(a, id)) continue;
+        if (atomicMin(a.owner + id, static_cast<unsigned long long>(k)) != kNoOwner) a.tag[id] = 1;
     }
 }
 
-template <typename T>
-OPK_DEV void store_rows(const StoreRowsArgs& a) {
+// Step 2: accumulator rows for repeated ids and the two position lists.
+OPK_DEV void emb_classify(const EmbeddingArgs& a) {
+    for (int64_t k = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < a.count;
+         k += int64_t(gridDim.x) * blockDim.x) {
+        const int64_t id = id_at(a, k);
+        if (!counted(a, id) || a.tag[id] == 0) continue;  // only the owner rewrites a nonzero tag
+        if (a.owner[id] == static_cast<unsigned long long>(k)) {
+            const unsigned long long row =
+                a.acc_is_dweight ? static_cast<unsigned long long>(id) : atomicAdd(a.counters + 0, 1ull);
+            a.tag[id] = row + 2;
+            a.owners[atomicAdd(a.counters + 1, 1ull)] = static_cast<unsigned long long>(k);
+        } else {
+            a.others[atomicAdd(a.counters + 2, 1ull)] = static_cast<unsigned long long>(k);
+        }
+    }
+}
+
+// Steps 3 and 4: the listed positions' dy rows stored (ADD false) or atomically added
+// (ADD true) into their id's accumulator row.
+template <typename T, bool ADD>
+OPK_DEV void emb_accumulate(const EmbeddingArgs& a) {
     constexpr int P = Pack<T>::n;
-    const int64_t n = a.n, packs = (n + P - 1) / P, total = a.rows * packs;
-    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-         i += int64_t(gridDim.x) * blockDim.x) {
-        const int64_t r = i / packs, c = i - r * packs;
-        const float* src = a.src + r * a.src_stride + c * P;
-        float v[P];
+    const int64_t D = a.D, packs = (D + P - 1) / P;
+    const unsigned long long* list = ADD ? a.others : a.owners;
+    const int64_t n = int64_t(a.counters[ADD ? 2 : 1]);
+    const RowGroup g = row_group(packs);
+    for (int64_t j = g.first; j < n; j += g.step) {
+        const int64_t k = int64_t(list[j]);
+        const int64_t id = id_at(a, k);
+        float* acc = a.acc + int64_t(a.tag[id] - 2) * a.acc_stride;
+        const T* src = row_ptr<const T>(a.rows, k);
+        for (int64_t c0 = g.lane; c0 < packs; c0 += int64_t(kInFlight) * g.width) {
+            uint4 raw[kInFlight];
 #pragma unroll
-        for (int j = 0; j < P; ++j) v[j] = c * P + j < n ? src[j] : 0.0f;
-        store_pack<T, P>(row_ptr<T>(a.dst, r), c, n, a.dst.vec, v);
+            for (int u = 0; u < kInFlight; ++u) {
+                const int64_t c = c0 + int64_t(u) * g.width;
+                if (c < packs) load_raw<T, P>(src, c, D, a.rows.vec, raw[u], 0.0f);
+            }
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u) {
+                const int64_t c = c0 + int64_t(u) * g.width;
+                if (c >= packs) continue;
+                float v[P];
+                unpack<T, P>(raw[u], v);
+                if (ADD) {
+                    const int64_t e = c * P;
+#pragma unroll
+                    for (int q = 0; q < P; ++q)
+                        if (e + q < D) atomicAdd(acc + e + q, v[q]);
+                } else {
+                    store_f32<P>(acc, c, D, a.acc_vec, v);
+                }
+            }
+        }
+    }
+}
+
+// Step 5: every dweight row, once.
+template <typename T>
+OPK_DEV void emb_write(const EmbeddingArgs& a) {
+    constexpr int P = Pack<T>::n;
+    const int64_t D = a.D, packs = (D + P - 1) / P;
+    const bool dvec = a.dweight.vec != 0;
+    const RowGroup g = row_group(packs);
+    // A row's owner and tag are loaded together, and the next row's while this one is
+    // written, so a row's stores do not wait for a dependent load.
+    unsigned long long owner = g.first < a.V ? a.owner[g.first] : kNoOwner;
+    unsigned long long tag = g.first < a.V ? a.tag[g.first] : 0;
+    for (int64_t v = g.first; v < a.V; v += g.step) {
+        T* dst = row_ptr<T>(a.dweight, v);
+        const unsigned long long this_owner = owner, this_tag = tag;
+        if (v + g.step < a.V) {
+            owner = a.owner[v + g.step];
+            tag = a.tag[v + g.step];
+        }
+        if (this_owner == kNoOwner) {
+            for (int64_t c = g.lane; c < packs; c += g.width) {
+                const int64_t e = c * P;
+                if (dvec && e + P <= D) {
+                    *reinterpret_cast<uint4*>(dst + e) = make_uint4(0u, 0u, 0u, 0u);
+                } else {
+                    for (int64_t j = e; j < e + P && j < D; ++j) dst[j] = from_f32<T>(0.0f);
+                }
+            }
+        } else if (this_tag == 0) {  // one position: its dy row (+0 turns -0 into the sum's +0)
+            const T* src = row_ptr<const T>(a.rows, int64_t(this_owner));
+            for (int64_t c0 = g.lane; c0 < packs; c0 += int64_t(kInFlight) * g.width) {
+                uint4 raw[kInFlight];
+#pragma unroll
+                for (int u = 0; u < kInFlight; ++u) {
+                    const int64_t c = c0 + int64_t(u) * g.width;
+                    if (c < packs) load_raw<T, P>(src, c, D, a.rows.vec, raw[u], 0.0f);
+                }
+#pragma unroll
+                for (int u = 0; u < kInFlight; ++u) {
+                    const int64_t c = c0 + int64_t(u) * g.width;
+                    if (c >= packs) continue;
+                    float x[P];
+                    unpack<T, P>(raw[u], x);
+#pragma unroll
+                    for (int q = 0; q < P; ++q) x[q] += 0.0f;
+                    store_pack<T, P>(dst, c, D, dvec, x);
+                }
+            }
+        } else if (!a.acc_is_dweight) {  // a repeated id: its fp32 sum, converted
+            const float* acc = a.acc + int64_t(this_tag - 2) * a.acc_stride;
+            for (int64_t c = g.lane; c < packs; c += g.width) {
+                float x[P];
+                load_f32<P>(acc, c, D, a.acc_vec, x);
+                store_pack<T, P>(dst, c, D, dvec, x);
+            }
+        }
     }
 }
 
@@ -82,9 +251,14 @@ using namespace opk;
 OPK_KERNEL(opk_emb_fwd_f32, 256)(const EmbeddingArgs a) { emb_forward<float>(a); }
 OPK_KERNEL(opk_emb_fwd_f16, 256)(const EmbeddingArgs a) { emb_forward<opk_f16>(a); }
 OPK_KERNEL(opk_emb_fwd_bf16, 256)(const EmbeddingArgs a) { emb_forward<opk_bf16>(a); }
-OPK_KERNEL(opk_emb_bwd_f32, 256)(const EmbeddingArgs a) { emb_backward<float>(a); }
-OPK_KERNEL(opk_emb_bwd_f16, 256)(const EmbeddingArgs a) { emb_backward<opk_f16>(a); }
-OPK_KERNEL(opk_emb_bwd_bf16, 256)(const EmbeddingArgs a) { emb_backward<opk_bf16>(a); }
-OPK_KERNEL(opk_store_rows_f32, 256)(const StoreRowsArgs a) { store_rows<float>(a); }
-OPK_KERNEL(opk_store_rows_f16, 256)(const StoreRowsArgs a) { store_rows<opk_f16>(a); }
-OPK_KERNEL(opk_store_rows_bf16, 256)(const StoreRowsArgs a) { store_rows<opk_bf16>(a); }
+OPK_KERNEL(opk_emb_mark, 256)(const EmbeddingArgs a) { emb_mark(a); }
+OPK_KERNEL(opk_emb_classify, 256)(const EmbeddingArgs a) { emb_classify(a); }
+OPK_KERNEL(opk_emb_bwd_init_f32, 256)(const EmbeddingArgs a) { emb_accumulate<float, false>(a); }
+OPK_KERNEL(opk_emb_bwd_init_f16, 256)(const EmbeddingArgs a) { emb_accumulate<opk_f16, false>(a); }
+OPK_KERNEL(opk_emb_bwd_init_bf16, 256)(const EmbeddingArgs a) { emb_accumulate<opk_bf16, false>(a); }
+OPK_KERNEL(opk_emb_bwd_add_f32, 256)(const EmbeddingArgs a) { emb_accumulate<float, true>(a); }
+OPK_KERNEL(opk_emb_bwd_add_f16, 256)(const EmbeddingArgs a) { emb_accumulate<opk_f16, true>(a); }
+OPK_KERNEL(opk_emb_bwd_add_bf16, 256)(const EmbeddingArgs a) { emb_accumulate<opk_bf16, true>(a); }
+OPK_KERNEL(opk_emb_bwd_write_f32, 256)(const EmbeddingArgs a) { emb_write<float>(a); }
+OPK_KERNEL(opk_emb_bwd_write_f16, 256)(const EmbeddingArgs a) { emb_write<opk_f16>(a); }
+OPK_KERNEL(opk_emb_bwd_write_bf16, 256)(const EmbeddingArgs a) { emb_write<opk_bf16>(a); }

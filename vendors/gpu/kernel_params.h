@@ -145,9 +145,17 @@ struct RopeArgs {
     int64_t cs[2], ss[2];  // element strides of b (0 for [T,D]) and t
     int32_t vec;           // 1: 16-byte packs on every row and on both halves
     int32_t backward;
+    // Block shape, chosen by the host: `width` threads (a power of 2) over the packs of a
+    // half, `groups` of them over the heads of one position (each thread keeps that
+    // position's cos/sin packs and loops over heads g, g + groups, ...), and
+    // blockDim / (width * groups) positions per block.
+    int32_t width, groups;
 };
+// Heads a rope thread loads before it computes (groups = ceil(H / kRopeHeads)).
+constexpr int kRopeHeads = 4;
 
-// embedding forward (weight rows gathered into y) and backward (dy rows added into acc).
+// embedding forward (weight rows gathered into y) and backward (dy rows summed into
+// dweight). The backward's maps and lists are stream-ordered scratch; see embedding.cu.
 struct EmbeddingArgs {
     const void* weight;   // forward: [V, D]
     int64_t weight_stride;
@@ -155,18 +163,18 @@ struct EmbeddingArgs {
     int32_t ids64;
     RowsView ids;         // one "row" per id (the id tensor flattened)
     RowsView rows;        // forward: y; backward: dy; [count, D]
-    float* acc;           // backward: fp32 accumulator rows
-    int64_t acc_stride;
+    RowsView dweight;     // backward: [V, D]
+    unsigned long long* owner;  // [V]: the first position k holding the id; ~0 = none
+    unsigned long long* tag;    // [V]: 0 one position, 1 repeated, then 2 + accumulator row
+    unsigned long long* counters;  // [3]: accumulator rows, owner list, others list
+    unsigned long long* owners;    // [count]: positions owning a repeated id
+    unsigned long long* others;    // [count]: the other positions of repeated ids
+    float* acc;           // fp32 accumulator rows of repeated ids (dweight itself for f32)
+    int64_t acc_stride;   // elements
+    int32_t acc_vec;      // 1: accumulator rows 16-byte aligned
+    int32_t acc_is_dweight;  // 1: the accumulator row of id v is dweight row v
     int64_t count, V, D;
     int64_t padding_idx;
-};
-
-// Converts fp32 rows into a tensor of type T (the embedding backward's last step).
-struct StoreRowsArgs {
-    const float* src;
-    int64_t src_stride;
-    RowsView dst;
-    int64_t rows, n;
 };
 
 }  // namespace opk

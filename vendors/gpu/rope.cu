@@ -1,56 +1,192 @@
 // Rotary position embedding, NeoX / Hugging Face rotate-half, on x [B,T,H,D] with
-// cos/sin [T,D] or [B,T,D]. A block works on one (b, t) position: its threads cover every
-// head's (pack of the first half, matching pack of the second half) pairs, so cos/sin of
-// that position are read from memory once and then hit the cache for the other heads.
+// cos/sin [T,D] or [B,T,D].
+//
+// Thread mapping (RopeArgs::width / groups, chosen by the host): a block is
+// width x groups x positions threads. The `width` lanes of a group cover the 16-byte packs
+// of one half of a head (pack c of the first half pairs with pack c of the second); the
+// `groups` groups of a position split its heads (group g takes heads g, g + groups, ...).
+// A thread loads its position's cos/sin packs once and keeps them in registers for all of
+// its heads, and loads kRopeHeads heads' x packs before it computes and stores any, so
+// 8 16-byte loads are in flight (about 127 registers: 4 blocks of 128 threads per SM, 64
+// KiB of loads in flight per SM). Packs stay raw (4 registers each) and convert a 32-bit
+// word at a time. The only 64-bit division is position -> (b, t), once per position
+// (32-bit when both fit). Heads past the last whole batch go one at a time; unaligned data
+// and the half's partial last pack take an element path.
 //
 // forward:  y[j]   = x[j] cos[j]     - x[j+h] sin[j]
 //           y[j+h] = x[j+h] cos[j+h] + x[j] sin[j+h]
 // backward (rotation by -theta, the transpose):
 //           dx[j]   = dy[j] cos[j]     + dy[j+h] sin[j+h]
 //           dx[j+h] = dy[j+h] cos[j+h] - dy[j] sin[j]
+// In place (y = x) is safe: each element is read and then written by the same thread.
 #include "rows.cuh"
 
 namespace opk {
 namespace {
 
-template <typename T>
+// q = n / d, r = n - q d for n, d >= 0 (d > 0).
+OPK_DEV void div_mod(int64_t n, int64_t d, int64_t& q, int64_t& r) {
+    if (((n | d) >> 32) == 0) {
+        const uint32_t q32 = uint32_t(n) / uint32_t(d);
+        q = q32;
+        r = int64_t(uint32_t(n) - q32 * uint32_t(d));
+    } else {
+        q = n / d;
+        r = n - q * d;
+    }
+}
+
+// The elements of one 32-bit word of a pack as fp32, and back (round to nearest even).
+// Bit operations and paired conversions keep a raw pack in 4 registers whatever T (per
+// 16-bit element values would take a register each).
+OPK_DEV float2 word_to_f32(uint32_t w, opk_bf16) {
+    return make_float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
+}
+OPK_DEV float2 word_to_f32(uint32_t w, opk_f16) {
+    return make_float2(__half2float(__ushort_as_half((unsigned short)(w & 0xffffu))),
+                       __half2float(__ushort_as_half((unsigned short)(w >> 16))));
+}
+OPK_DEV uint32_t f32_to_word(float lo, float hi, opk_bf16) {
+    const auto h = __floats2bfloat162_rn(lo, hi);
+    uint32_t w;
+    memcpy(&w, &h, 4);
+    return w;
+}
+OPK_DEV uint32_t f32_to_word(float lo, float hi, opk_f16) {
+    const auto h = __floats2half2_rn(lo, hi);
+    uint32_t w;
+    memcpy(&w, &h, 4);
+    return w;
+}
+
+// y[j] = x[j] c[j] - x[j+h] s[j], y[j+h] = x[j+h] c[j+h] + x[j] s[j+h] (forward) or the
+// transpose (backward) on one element.
+template <bool BACKWARD>
+OPK_DEV void rotate1(float xl, float xh, float cl, float ch, float sl, float sh, float& lo, float& hi) {
+    if (BACKWARD) {
+        lo = xl * cl + xh * sh;
+        hi = xh * ch - xl * sl;
+    } else {
+        lo = xl * cl - xh * sl;
+        hi = xh * ch + xl * sh;
+    }
+}
+
+// One 32-bit word of each of the six packs (x's halves, cos's, sin's) -> the two output words.
+template <typename T, bool BACKWARD>
+OPK_DEV void rotate_word(uint32_t xl, uint32_t xh, uint32_t cl, uint32_t ch, uint32_t sl, uint32_t sh, uint32_t& ol,
+                         uint32_t& oh) {
+    if constexpr (sizeof(T) == 4) {
+        float lo, hi;
+        rotate1<BACKWARD>(__uint_as_float(xl), __uint_as_float(xh), __uint_as_float(cl), __uint_as_float(ch),
+                          __uint_as_float(sl), __uint_as_float(sh), lo, hi);
+        ol = __float_as_uint(lo);
+        oh = __float_as_uint(hi);
+    } else {
+        const float2 a = word_to_f32(xl, T()), b = word_to_f32(xh, T()), c = word_to_f32(cl, T()),
+                     d = word_to_f32(ch, T()), e = word_to_f32(sl, T()), f = word_to_f32(sh, T());
+        float lo0, hi0, lo1, hi1;
+        rotate1<BACKWARD>(a.x, b.x, c.x, d.x, e.x, f.x, lo0, hi0);
+        rotate1<BACKWARD>(a.y, b.y, c.y, d.y, e.y, f.y, lo1, hi1);
+        ol = f32_to_word(lo0, lo1, T());
+        oh = f32_to_word(hi0, hi1, T());
+    }
+}
+
+// One pack pair rotated, all six 16-byte packs raw.
+template <typename T, bool BACKWARD>
+OPK_DEV void rotate_raw(const uint4& xl, const uint4& xh, const uint4& cl, const uint4& ch, const uint4& sl,
+                        const uint4& sh, uint4& ol, uint4& oh) {
+    rotate_word<T, BACKWARD>(xl.x, xh.x, cl.x, ch.x, sl.x, sh.x, ol.x, oh.x);
+    rotate_word<T, BACKWARD>(xl.y, xh.y, cl.y, ch.y, sl.y, sh.y, ol.y, oh.y);
+    rotate_word<T, BACKWARD>(xl.z, xh.z, cl.z, ch.z, sl.z, sh.z, ol.z, oh.z);
+    rotate_word<T, BACKWARD>(xl.w, xh.w, cl.w, ch.w, sl.w, sh.w, ol.w, oh.w);
+}
+
+template <typename T, bool BACKWARD>
 OPK_DEV void rope(const RopeArgs& a) {
     constexpr int P = Pack<T>::n;
+    constexpr int kHeads = kRopeHeads;
     const int64_t half = a.D / 2, packs = (half + P - 1) / P;
-    const int64_t per_pos = a.H * packs;
-    const bool vec = a.vec != 0;
-    for (int64_t pos = blockIdx.x; pos < a.B * a.T; pos += gridDim.x) {
-        const int64_t b = pos / a.T, t = pos - b * a.T;
+    const int width = a.width, groups = a.groups;
+    const int lane = int(threadIdx.x) & (width - 1);
+    const int rest = int(threadIdx.x) / width;
+    const int g = rest % groups;
+    const int per_block = int(blockDim.x) / (width * groups);
+    const int64_t positions = a.B * a.T, H = a.H;
+    const int64_t xh_step = int64_t(groups) * a.xs[2], yh_step = int64_t(groups) * a.ys[2];
+    for (int64_t pos = int64_t(blockIdx.x) * per_block + rest / groups; pos < positions;
+         pos += int64_t(gridDim.x) * per_block) {
+        int64_t b, t;
+        div_mod(pos, a.T, b, t);
         const T* cr = static_cast<const T*>(a.cos) + b * a.cs[0] + t * a.cs[1];
         const T* sr = static_cast<const T*>(a.sin) + b * a.ss[0] + t * a.ss[1];
-        const T* xb = static_cast<const T*>(a.x) + b * a.xs[0] + t * a.xs[1];
-        T* yb = static_cast<T*>(a.y) + b * a.ys[0] + t * a.ys[1];
-        for (int64_t i = threadIdx.x; i < per_pos; i += blockDim.x) {
-            const int64_t h = i / packs, c = i - h * packs;
-            const T* xr = xb + h * a.xs[2];
-            T* yr = yb + h * a.ys[2];
-            float xl[P], xh[P], cl[P], ch[P], sl[P], sh[P];
-            load_pack<T, P>(xr, c, half, vec, xl);
-            load_pack<T, P>(xr + half, c, half, vec, xh);
-            load_pack<T, P>(cr, c, half, vec, cl);
-            load_pack<T, P>(cr + half, c, half, vec, ch);
-            load_pack<T, P>(sr, c, half, vec, sl);
-            load_pack<T, P>(sr + half, c, half, vec, sh);
-            float lo[P], hi[P];
+        const T* xb = static_cast<const T*>(a.x) + b * a.xs[0] + t * a.xs[1] + g * a.xs[2];
+        T* yb = static_cast<T*>(a.y) + b * a.ys[0] + t * a.ys[1] + g * a.ys[2];
+        for (int64_t c = lane; c < packs; c += width) {
+            const int64_t e = c * P;
+            if (a.vec && e + P <= half) {  // 16-byte packs, kHeads heads in flight
+                // cos/sin stay raw (4 registers a pack whatever T) and unpack per head.
+                const uint4 cl = *reinterpret_cast<const uint4*>(cr + e);
+                const uint4 ch = *reinterpret_cast<const uint4*>(cr + half + e);
+                const uint4 sl = *reinterpret_cast<const uint4*>(sr + e);
+                const uint4 sh = *reinterpret_cast<const uint4*>(sr + half + e);
+                const T* xr = xb + e;
+                T* yr = yb + e;
+                int64_t h = g;
+                // Whole batches of kHeads heads: every load issued before the first store.
+#pragma unroll 1
+                for (; h + int64_t(kHeads - 1) * groups < H; h += int64_t(groups) * kHeads) {
+                    uint4 rl[kHeads], rh[kHeads];
 #pragma unroll
-            for (int k = 0; k < P; ++k) {
-                if (a.backward) {
-                    lo[k] = xl[k] * cl[k] + xh[k] * sh[k];
-                    hi[k] = xh[k] * ch[k] - xl[k] * sl[k];
-                } else {
-                    lo[k] = xl[k] * cl[k] - xh[k] * sl[k];
-                    hi[k] = xh[k] * ch[k] + xl[k] * sh[k];
+                    for (int u = 0; u < kHeads; ++u) {
+                        rl[u] = *reinterpret_cast<const uint4*>(xr + u * xh_step);
+                        rh[u] = *reinterpret_cast<const uint4*>(xr + u * xh_step + half);
+                    }
+#pragma unroll
+                    for (int u = 0; u < kHeads; ++u) {
+                        uint4 ol, oh;
+                        rotate_raw<T, BACKWARD>(rl[u], rh[u], cl, ch, sl, sh, ol, oh);
+                        *reinterpret_cast<uint4*>(yr + u * yh_step) = ol;
+                        *reinterpret_cast<uint4*>(yr + u * yh_step + half) = oh;
+                    }
+                    xr += kHeads * xh_step;
+                    yr += kHeads * yh_step;
+                }
+#pragma unroll 1
+                for (; h < H; h += groups, xr += xh_step, yr += yh_step) {  // the rest, one at a time
+                    const uint4 rl = *reinterpret_cast<const uint4*>(xr);
+                    const uint4 rh = *reinterpret_cast<const uint4*>(xr + half);
+                    uint4 ol, oh;
+                    rotate_raw<T, BACKWARD>(rl, rh, cl, ch, sl, sh, ol, oh);
+                    *reinterpret_cast<uint4*>(yr) = ol;
+                    *reinterpret_cast<uint4*>(yr + half) = oh;
+                }
+            } else {  // element access: unaligned data or the half's last, partial pack
+                const T* xr = xb;
+                T* yr = yb;
+#pragma unroll 1
+                for (int64_t h = g; h < H; h += groups, xr += xh_step, yr += yh_step) {
+#pragma unroll 1
+                    for (int64_t j = e; j < e + P && j < half; ++j) {
+                        float lo, hi;
+                        rotate1<BACKWARD>(to_f32(xr[j]), to_f32(xr[j + half]), to_f32(cr[j]), to_f32(cr[j + half]),
+                                          to_f32(sr[j]), to_f32(sr[j + half]), lo, hi);
+                        yr[j] = from_f32<T>(lo);
+                        yr[j + half] = from_f32<T>(hi);
+                    }
                 }
             }
-            store_pack<T, P>(yr, c, half, vec, lo);
-            store_pack<T, P>(yr + half, c, half, vec, hi);
         }
     }
+}
+
+template <typename T>
+OPK_DEV void rope_any(const RopeArgs& a) {
+    if (a.backward)
+        rope<T, true>(a);
+    else
+        rope<T, false>(a);
 }
 
 }  // namespace
@@ -58,6 +194,6 @@ OPK_DEV void rope(const RopeArgs& a) {
 
 using namespace opk;
 
-OPK_KERNEL(opk_rope_f32, 256)(const RopeArgs a) { rope<float>(a); }
-OPK_KERNEL(opk_rope_f16, 256)(const RopeArgs a) { rope<opk_f16>(a); }
-OPK_KERNEL(opk_rope_bf16, 256)(const RopeArgs a) { rope<opk_bf16>(a); }
+OPK_KERNEL(opk_rope_f32, 256)(const RopeArgs a) { rope_any<float>(a); }
+OPK_KERNEL(opk_rope_f16, 256)(const RopeArgs a) { rope_any<opk_f16>(a); }
+OPK_KERNEL(opk_rope_bf16, 256)(const RopeArgs a) { rope_any<opk_bf16>(a); }
