@@ -8,7 +8,9 @@ Run on a GPU machine from the repository root with a CUDA build tree (here build
         --out bench/results/h100.json
 
 Timing: CUDA events around each call on torch's current stream (opkit gets the same
-stream), median of --reps runs after warm-up. Inputs are not rotated between copies: every
+stream), median of --reps runs after warm-up, each call queued behind a ~1 ms spin kernel
+so that the events time the GPU's work, not the host's per-call overhead (that is what
+--overhead measures). Inputs are not rotated between copies: every
 case's main tensor is at least 64 MiB (the 4096^3 matmul's operands, 32 MiB each, are the
 exception, and matmul is compute-bound), more than the H100's 50 MB L2, so at most a part
 of a case's inputs can still be in L2 from the previous call (rope's small cos/sin tables
@@ -49,14 +51,24 @@ import opkit  # noqa: E402
 DT = {"bf16": torch.bfloat16, "f32": torch.float32}
 
 
-def timed(fn, reps, warmup=5):
-    """Median milliseconds of fn() on the current stream."""
+def timed(fn, reps, warmup=5, behind_spin=True):
+    """Median milliseconds of fn() on the current stream, device time only.
+
+    Each timed call is queued behind a spin kernel (torch.cuda._sleep, ~1 ms) so that the
+    host has issued all of fn's launches before the GPU reaches the start event: the
+    result is the kernels' time, not the host's per-call overhead (measured separately
+    by --overhead). Without the spin, a 0.2 ms kernel behind a 60 us Python call would
+    be timed as 0.26 ms.
+    """
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
+    spin = behind_spin and hasattr(torch.cuda, "_sleep")
     times = []
     for _ in range(reps):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        if spin:
+            torch.cuda._sleep(2_000_000)
         a.record()
         fn()
         b.record()
@@ -351,7 +363,7 @@ def sleep_cycles_per_ms():
     global _SLEEP_CYCLES_PER_MS
     if _SLEEP_CYCLES_PER_MS is None and hasattr(torch.cuda, "_sleep"):
         cycles = 10_000_000
-        ms = timed(lambda: torch.cuda._sleep(cycles), 5, warmup=1)
+        ms = timed(lambda: torch.cuda._sleep(cycles), 5, warmup=1, behind_spin=False)
         _SLEEP_CYCLES_PER_MS = cycles / ms
     return _SLEEP_CYCLES_PER_MS
 
