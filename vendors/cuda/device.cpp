@@ -19,9 +19,6 @@ opkit_status open_device(Device& d) {
     if (drv().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d.handle) == CUDA_SUCCESS && v > 0)
         d.sm_count = v;
     v = 0;
-    if (drv().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d.handle) == CUDA_SUCCESS)
-        d.cc_major = v;
-    v = 0;
     if (drv().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, d.handle) ==
             CUDA_SUCCESS && v > 0)
         d.shared_per_sm = v;

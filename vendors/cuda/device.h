@@ -22,7 +22,6 @@ struct Device {
     CUdevice handle = 0;
     CUcontext ctx = nullptr;  // primary context, retained once
     int sm_count = 1;
-    int cc_major = 0;                 // compute capability major (9: clusters)
     int shared_per_sm = 48 << 10;     // bytes of shared memory per multiprocessor
     int shared_per_block = 48 << 10;  // the most one block may opt in to
     bool async_alloc = false;  // stream-ordered allocator available (cuMemAllocAsync)
@@ -75,37 +74,6 @@ opkit_status launch(Device& d, Module m, const char* name, size_t grid, unsigned
     const CUresult r = drv().cuLaunchKernel(f, g, 1, 1, block, 1, 1, unsigned(smem), s, params, nullptr);
     if (r != CUDA_SUCCESS) {
         const std::string what = std::string("cuLaunchKernel(") + name + ")";
-        return cu_fail(r, what.c_str());
-    }
-    return OPKIT_OK;
-}
-
-// The same for a kernel whose blocks form clusters of `cluster` blocks (sm_90+); grid is
-// a multiple of it.
-template <class Args>
-opkit_status launch_clusters(Device& d, Module m, const char* name, size_t grid, unsigned block,
-                             unsigned cluster, CUstream s, const Args& args) {
-    if (grid == 0) return OPKIT_OK;
-    CUfunction f = nullptr;
-    OPKIT_CUDA_TRY(get_function(d, m, name, &f));
-    CUlaunchAttribute attr{};
-    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.clusterDim.x = cluster;
-    attr.value.clusterDim.y = 1;
-    attr.value.clusterDim.z = 1;
-    CUlaunchConfig config{};
-    const size_t max_grid = size_t(0x7fffffffu) / cluster * cluster;
-    config.gridDimX = unsigned(grid > max_grid ? max_grid : grid);  // kernels grid-stride
-    config.gridDimY = config.gridDimZ = 1;
-    config.blockDimX = block;
-    config.blockDimY = config.blockDimZ = 1;
-    config.hStream = s;
-    config.attrs = &attr;
-    config.numAttrs = 1;
-    void* params[] = {const_cast<Args*>(&args)};
-    const CUresult r = drv().cuLaunchKernelEx(&config, f, params, nullptr);
-    if (r != CUDA_SUCCESS) {
-        const std::string what = std::string("cuLaunchKernelEx(") + name + ", clusters of " + std::to_string(cluster) + ")";
         return cu_fail(r, what.c_str());
     }
     return OPKIT_OK;

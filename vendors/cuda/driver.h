@@ -31,7 +31,6 @@ namespace opkit_cuda {
     X(cuModuleGetFunction)             \
     X(cuFuncSetAttribute)              \
     X(cuLaunchKernel)                  \
-    X(cuLaunchKernelEx)                \
     X(cuMemAlloc)                      \
     X(cuMemFree)                       \
     X(cuMemAllocAsync)                 \

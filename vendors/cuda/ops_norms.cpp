@@ -6,10 +6,10 @@ namespace {
 
 using namespace opkit_cuda;
 
-const char* const kRmsFwd[3][4] = OPK_ROW_NAMES("opk_rms_fwd");
-const char* const kRmsBwd[3][4] = OPK_ROW_NAMES("opk_rms_bwd");
-const char* const kLnFwd[3][4] = OPK_ROW_NAMES("opk_ln_fwd");
-const char* const kLnBwd[3][4] = OPK_ROW_NAMES("opk_ln_bwd");
+const char* const kRmsFwd[3][3] = OPK_ROW_NAMES("opk_rms_fwd");
+const char* const kRmsBwd[3][3] = OPK_ROW_NAMES("opk_rms_bwd");
+const char* const kLnFwd[3][3] = OPK_ROW_NAMES("opk_ln_fwd");
+const char* const kLnBwd[3][3] = OPK_ROW_NAMES("opk_ln_bwd");
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
 
 opkit_status check_all(const char* op, std::initializer_list<std::pair<const char*, const opkit_tensor*>> ts) {
@@ -41,7 +41,7 @@ opkit_status forward(const char* op, bool layer, const opkit_tensor* x, const op
     a.n = n;
     a.eps = eps;
     a.weight_offset = weight_offset;
-    const RowPlan p = plan_rows(d, rows, n, element_size(x), opk::kRowConfigs, 0, 0, true);
+    const RowPlan p = plan_rows(d, rows, n, element_size(x), opk::kRowConfigs, 0);
     return launch_rows(d, Module::norms, layer ? kLnFwd[type] : kRmsFwd[type], p, as_stream(stream), a);
 }
 
@@ -67,7 +67,7 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
             if (t) OPKIT_CU_TRY(drv().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(base_of(t)), 0, size_t(n) * es, s));
         return OPKIT_OK;
     }
-    // Cached rows sum dweight/dbias in shared memory ([layer ? 2 : 1][rows per block][n]
+    // Row groups sum dweight/dbias in shared memory ([layer ? 2 : 1][rows per block][n]
     // fp32) when a block may have that much; otherwise straight into the partial rows.
     const size_t pack = 16 / es, padded = (size_t(n) + pack - 1) / pack * pack;  // whole packs
     const size_t shared_per_group = arrays ? padded * sizeof(float) * (layer ? 2 : 1) : 0;

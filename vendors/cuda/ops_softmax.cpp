@@ -5,8 +5,8 @@ namespace {
 
 using namespace opkit_cuda;
 
-const char* const kFwd[3][4] = OPK_ROW_NAMES("opk_softmax_fwd");
-const char* const kBwd[3][4] = OPK_ROW_NAMES("opk_softmax_bwd");
+const char* const kFwd[3][3] = OPK_ROW_NAMES("opk_softmax_fwd");
+const char* const kBwd[3][3] = OPK_ROW_NAMES("opk_softmax_bwd");
 
 opkit_status run(const char* op, bool backward, const opkit_tensor* a, const opkit_tensor* b,
                  opkit_tensor* out, opkit_stream stream) {
@@ -27,7 +27,7 @@ opkit_status run(const char* op, bool backward, const opkit_tensor* a, const opk
     args.rows = rows;
     args.n = n;
     const RowPlan p =
-        plan_rows(d, rows, n, element_size(a), backward ? opk::kRowConfigsBwd : opk::kRowConfigs, 0, 0, !backward);
+        plan_rows(d, rows, n, element_size(a), backward ? opk::kRowConfigsBwd : opk::kRowConfigs, 0);
     return launch_rows(d, Module::softmax, backward ? kBwd[type] : kFwd[type], p, as_stream(stream), args);
 }
 

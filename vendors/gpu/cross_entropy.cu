@@ -42,7 +42,7 @@ OPK_DEV void grad_pack(float (&v)[P], int64_t c, float lse, int64_t t, float smo
 // Row statistics: max m, sum of exp(x - m) s and sum of x (for label smoothing). Cached
 // rows stay in `x`; streamed rows are folded with the online recurrence.
 template <typename T, int G, int C>
-OPK_DEV void row_stats(const T* xr, const Span& sp, bool vec, RowCache<T, C ? C : 1>& x, GroupScratch<G>& smem,
+OPK_DEV void row_stats(const T* xr, const Span& sp, bool vec, RowCache<T, C ? C : 1>& x, float* smem,
                        float& m, float& s, float& sx) {
     constexpr int P = Pack<T>::n;
     m = -INFINITY;
@@ -99,7 +99,7 @@ OPK_DEV void write_grad(const T* xr, bool xvec, T* gr, bool gvec, const Span& sp
 template <typename T, int G, int C>
 OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
     constexpr int P = Pack<T>::n;
-    OPK_GROUP_SCRATCH(G, smem);
+    __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
     const Span sp = g.span(a.V, P);
     const int64_t V = a.V;
@@ -145,7 +145,7 @@ OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
 // row is read once; without it the statistics are recomputed first.
 template <typename T, int G, int C>
 OPK_DEV void ce_backward(const CrossEntropyArgs& a) {
-    OPK_GROUP_SCRATCH(G, smem);
+    __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
     const Span sp = g.span(a.V, Pack<T>::n);
     const int64_t V = a.V;

@@ -13,7 +13,6 @@ typedef __hip_bfloat16 opk_bf16;
 // CDNA wavefronts are 64 wide; group reductions use this constant, never a literal 32.
 #define OPK_WARP_SIZE 64
 #define OPK_SHFL_XOR(v, lane_mask, width) __shfl_xor((v), (lane_mask), (width))
-#define OPK_HAVE_CLUSTERS 0
 #else
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -21,8 +20,6 @@ typedef __half opk_f16;
 typedef __nv_bfloat16 opk_bf16;
 #define OPK_WARP_SIZE 32
 #define OPK_SHFL_XOR(v, lane_mask, width) __shfl_xor_sync(0xffffffffu, (v), (lane_mask), (width))
-// Thread-block clusters (sm_90+): a row may be spread over several blocks.
-#define OPK_HAVE_CLUSTERS 1
 #endif
 
 #include <stdint.h>

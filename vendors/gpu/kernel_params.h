@@ -56,13 +56,6 @@ constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2, 2}, {0, 1, 2, 2}, {0, 1, 0, 
 // (measured with ptxas -v: two packs of bf16 spill).
 constexpr RowConfig kRowConfigsNormBwd[3] = {{32, 4, 2, 1}, {0, 1, 2, 1}, {0, 1, 0, 0}};
 
-// Config 3 of the one-row-array families (sm_90+): a row spread over a thread-block
-// cluster of up to kMaxClusterBlocks blocks (the portable size), kClusterChunks packs per
-// thread.
-constexpr int kClusterChunks = 8;
-constexpr int kMaxClusterBlocks = 8;
-constexpr int kClusterBlock = 256;  // the most threads a cluster block has (3 blocks per SM: 80 registers)
-
 // rms_norm / layer_norm, forward and backward.
 struct NormArgs {
     RowsView x, y;    // forward: x -> y
@@ -183,9 +176,9 @@ struct EmbeddingArgs {
 // stems and the host spells them through the same macros, so both sides agree.
 #define OPK_DTYPE_NAMES(stem) \
     { stem "_f32", stem "_f16", stem "_bf16" }
-#define OPK_ROW_NAMES(stem)                                                             \
-    {                                                                                   \
-        {stem "_f32_c0", stem "_f32_c1", stem "_f32_c2", stem "_f32_c3"},               \
-            {stem "_f16_c0", stem "_f16_c1", stem "_f16_c2", stem "_f16_c3"},           \
-            {stem "_bf16_c0", stem "_bf16_c1", stem "_bf16_c2", stem "_bf16_c3"},       \
+#define OPK_ROW_NAMES(stem)                                         \
+    {                                                               \
+        {stem "_f32_c0", stem "_f32_c1", stem "_f32_c2"},           \
+            {stem "_f16_c0", stem "_f16_c1", stem "_f16_c2"},       \
+            {stem "_bf16_c0", stem "_bf16_c1", stem "_bf16_c2"},    \
     }

@@ -24,7 +24,7 @@ OPK_DEV void column_pack(const T* v, int64_t c, int64_t n, bool vec, float offse
 template <typename T, int G, int C>
 OPK_DEV void rms_forward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
-    OPK_GROUP_SCRATCH(G, smem);
+    __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
     const Span sp = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
@@ -62,10 +62,10 @@ OPK_DEV void rms_forward(const NormArgs& a) {
 }
 
 // A group's dweight or dbias sums. `part` is the group's fp32 partial row in global
-// memory ([groups][n]; NULL = not wanted). Cached rows add into a row of dynamic shared
-// memory (the host sizes it) and copy it out after the group's last row; streamed rows
-// add straight into `part`. Each element is only ever touched by the thread that owns
-// its pack, so neither needs a barrier or an atomic.
+// memory ([groups][n]; NULL = not wanted). The sums go into a row of dynamic shared
+// memory (sized by the host) that is copied out after the group's last row, or straight
+// into `part` when a block cannot have that much shared memory. Each element is only
+// ever touched by the thread that owns its pack, so neither needs a barrier or an atomic.
 template <int P>
 struct ColumnAcc {
     float* part;
@@ -120,13 +120,13 @@ OPK_DEV void prefetch2(const RowsView& x, const RowsView& dy, int64_t r, int64_t
 template <typename T, int G, int C>
 OPK_DEV void rms_backward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
-    OPK_GROUP_SCRATCH(G, smem);
+    __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
     const Span sp = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
     ColumnAcc<P> dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
-                    cached && a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
+                    a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
 
     // Cached 2-byte rows (one pack per thread): the next row's loads are issued before
     // this row's reduction, so they are in flight while the group waits at the barrier.
@@ -185,7 +185,7 @@ OPK_DEV void rms_backward(const NormArgs& a) {
 template <typename T, int G, int C>
 OPK_DEV void ln_forward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
-    OPK_GROUP_SCRATCH(G, smem);
+    __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
     const Span sp = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
@@ -254,16 +254,16 @@ OPK_DEV void ln_forward(const NormArgs& a) {
 template <typename T, int G, int C>
 OPK_DEV void ln_backward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
-    OPK_GROUP_SCRATCH(G, smem);
+    __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
     const Span sp = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
     const int64_t groups = int64_t(gridDim.x) * (int(blockDim.x) / sp.size);
     ColumnAcc<P> dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
-                    cached && a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
+                    a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
     ColumnAcc<P> db(a.want_dbias ? a.partial + (groups + g.group) * sp.n : nullptr,
-                    cached && a.shared_sums ? shared_columns<G>(1, sp, P) : nullptr, sp);
+                    a.shared_sums ? shared_columns<G>(1, sp, P) : nullptr, sp);
     const float inv_n = 1.0f / float(sp.n);
     constexpr bool kPrefetch = cached && sizeof(T) == 2;  // as in rms_backward
     RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
@@ -325,10 +325,8 @@ OPK_DEV void ln_backward(const NormArgs& a) {
 using namespace opk;
 
 OPK_ROW_KERNELS(opk_rms_fwd, NormArgs, rms_forward, kRowConfigs)
-OPK_CLUSTER_KERNELS(opk_rms_fwd, NormArgs, rms_forward)
 OPK_ROW_KERNELS(opk_rms_bwd, NormArgs, rms_backward, kRowConfigsNormBwd)
 OPK_ROW_KERNELS(opk_ln_fwd, NormArgs, ln_forward, kRowConfigs)
-OPK_CLUSTER_KERNELS(opk_ln_fwd, NormArgs, ln_forward)
 OPK_ROW_KERNELS(opk_ln_bwd, NormArgs, ln_backward, kRowConfigsNormBwd)
 
 // dweight / dbias: out[j] = sum over groups of partial[g][j], converted to the weight's

@@ -247,35 +247,25 @@ OPK_DEV void online_add(float& m, float& s, const float (&v)[P]) {
 
 // Combines every thread's (m, s) of the group into the row's max and sum of exp.
 template <int G>
-OPK_DEV void group_online(float& m, float& s, GroupScratch<G>& smem) {
+OPK_DEV void group_online(float& m, float& s, float* smem) {
     const float gm = group_max<G>(m, smem);
     s = group_sum1<G>(s * exp_shifted(m, gm), smem);
     m = gm;
 }
 
 // Where a row group is in the grid: thread `lane` of `size` threads of group `first_row`,
-// stepping by `row_step` rows (grid-stride, so any row count fits any grid). A cluster
-// group is the cluster's blocks side by side: block rank r holds lanes
-// [r * blockDim.x, (r + 1) * blockDim.x).
+// stepping by `row_step` rows (grid-stride, so any row count fits any grid).
 template <int G>
 struct RowGroup {
     int lane, size;
     int64_t first_row, row_step, group;  // group: this group's index in the grid
     OPK_DEV RowGroup() {
-        if constexpr (G == kClusterGroup) {
-            const int k = cluster_blocks(), rank = cluster_rank();
-            size = int(blockDim.x) * k;
-            lane = rank * int(blockDim.x) + int(threadIdx.x);
-            group = int64_t(blockIdx.x) / k;
-            row_step = int64_t(gridDim.x) / k;
-        } else {
-            size = G ? G : int(blockDim.x);
-            const int rpb = int(blockDim.x) / size;
-            lane = int(threadIdx.x) % size;
-            group = int64_t(blockIdx.x) * rpb + int(threadIdx.x) / size;
-            row_step = int64_t(gridDim.x) * rpb;
-        }
+        size = G ? G : int(blockDim.x);
+        const int rpb = int(blockDim.x) / size;
+        lane = int(threadIdx.x) % size;
+        group = int64_t(blockIdx.x) * rpb + int(threadIdx.x) / size;
         first_row = group;
+        row_step = int64_t(gridDim.x) * rpb;
     }
     OPK_DEV Span span(int64_t n, int pack) const { return {n, (n + pack - 1) / pack, lane, size}; }
 };
@@ -302,21 +292,3 @@ struct RowGroup {
     OPK_ROW_KERNEL(stem##_bf16_c0, Args, body, opk_bf16, cfgs, 0) \
     OPK_ROW_KERNEL(stem##_bf16_c1, Args, body, opk_bf16, cfgs, 1) \
     OPK_ROW_KERNEL(stem##_bf16_c2, Args, body, opk_bf16, cfgs, 2)
-
-// Config 3 (one-row-array kernels only): a row spread over a thread-block cluster, each
-// block holding kClusterChunks packs per thread. Built as an empty body where clusters do
-// not exist (sm < 90, HIP); the host never launches it there. Every block of a cluster
-// waits for the others before exiting: they read its shared memory.
-#if OPK_HAVE_CLUSTERS
-#define OPK_CLUSTER_BODY(body, T) \
-    body<T, opk::kClusterGroup, opk::kClusterChunks>(a); \
-    opk::cluster_sync();
-#else
-#define OPK_CLUSTER_BODY(body, T) (void)a;
-#endif
-#define OPK_CLUSTER_KERNEL(name, Args, body, T) \
-    extern "C" __global__ void __launch_bounds__(opk::kClusterBlock, 3) name(const Args a) { OPK_CLUSTER_BODY(body, T) }
-#define OPK_CLUSTER_KERNELS(stem, Args, body)              \
-    OPK_CLUSTER_KERNEL(stem##_f32_c3, Args, body, float)   \
-    OPK_CLUSTER_KERNEL(stem##_f16_c3, Args, body, opk_f16) \
-    OPK_CLUSTER_KERNEL(stem##_bf16_c3, Args, body, opk_bf16)

@@ -10,7 +10,7 @@ template <typename T, int G, int C>
 OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
     constexpr int P = Pack<T>::n;
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
-    OPK_GROUP_SCRATCH(G, smem);
+    __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
     const Span sp = g.span(a.n, P);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
@@ -53,7 +53,7 @@ template <typename T, int G, int C>
 OPK_DEV void softmax_backward(const SoftmaxArgs& a) {
     constexpr int P = Pack<T>::n;
     constexpr bool cached = C > 0;
-    OPK_GROUP_SCRATCH(G, smem);
+    __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
     const Span sp = g.span(a.n, P);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
@@ -93,5 +93,4 @@ OPK_DEV void softmax_backward(const SoftmaxArgs& a) {
 using namespace opk;
 
 OPK_ROW_KERNELS(opk_softmax_fwd, SoftmaxArgs, softmax_forward, kRowConfigs)
-OPK_CLUSTER_KERNELS(opk_softmax_fwd, SoftmaxArgs, softmax_forward)
 OPK_ROW_KERNELS(opk_softmax_bwd, SoftmaxArgs, softmax_backward, kRowConfigsBwd)
