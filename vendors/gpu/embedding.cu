@@ -29,7 +29,6 @@ namespace opk {
 namespace {
 
 constexpr unsigned long long kNoOwner = ~0ull;
-constexpr int kInFlight = 4;  // packs a thread loads before it stores
 
 OPK_DEV int64_t id_at(const EmbeddingArgs& a, int64_t k) {
     const int64_t off = row_offset(a.ids, k);
@@ -42,16 +41,16 @@ OPK_DEV bool counted(const EmbeddingArgs& a, int64_t id) { return id != a.paddin
 // The block's threads in groups of `width` (a power of 2, at most the block, so the host
 // launches power-of-2 blocks) that share one row: group g of block b takes rows
 // b * groups + g, then steps by the grid's groups. `lane` is the thread's first pack.
-struct RowGroup {
+struct IdRows {  // rows of D spread over groups of `width` threads of a block
     int lane, width;
     int64_t first, step;
 };
 
-OPK_DEV RowGroup row_group(int64_t packs) {
+OPK_DEV IdRows id_rows(int64_t packs) {
     int w = 1;
     while (w < packs && w < int(blockDim.x)) w <<= 1;
     const int groups = int(blockDim.x) / w;
-    RowGroup g;
+    IdRows g;
     g.lane = int(threadIdx.x) & (w - 1);
     g.width = w;
     g.first = int64_t(blockIdx.x) * groups + int(threadIdx.x) / w;
@@ -153,35 +152,24 @@ OPK_DEV void emb_accumulate(const EmbeddingArgs& a) {
     const int64_t D = a.D, packs = (D + P - 1) / P;
     const unsigned long long* list = ADD ? a.others : a.owners;
     const int64_t n = int64_t(a.counters[ADD ? 2 : 1]);
-    const RowGroup g = row_group(packs);
+    const IdRows g = id_rows(packs);
     for (int64_t j = g.first; j < n; j += g.step) {
         const int64_t k = int64_t(list[j]);
         const int64_t id = id_at(a, k);
         float* acc = a.acc + int64_t(a.tag[id] - 2) * a.acc_stride;
         const T* src = row_ptr<const T>(a.rows, k);
-        for (int64_t c0 = g.lane; c0 < packs; c0 += int64_t(kInFlight) * g.width) {
-            uint4 raw[kInFlight];
+        // stream_row keeps kStreamUnroll packs of the dy row in flight per thread.
+        stream_row<T>(src, Span{D, packs, g.lane, g.width}, a.rows.vec, 0.0f,
+                      [&](int, int64_t c, const float(&v)[P]) {
+                          if (ADD) {
+                              const int64_t e = c * P;
 #pragma unroll
-            for (int u = 0; u < kInFlight; ++u) {
-                const int64_t c = c0 + int64_t(u) * g.width;
-                if (c < packs) load_raw<T, P>(src, c, D, a.rows.vec, raw[u], 0.0f);
-            }
-#pragma unroll
-            for (int u = 0; u < kInFlight; ++u) {
-                const int64_t c = c0 + int64_t(u) * g.width;
-                if (c >= packs) continue;
-                float v[P];
-                unpack<T, P>(raw[u], v);
-                if (ADD) {
-                    const int64_t e = c * P;
-#pragma unroll
-                    for (int q = 0; q < P; ++q)
-                        if (e + q < D) atomicAdd(acc + e + q, v[q]);
-                } else {
-                    store_f32<P>(acc, c, D, a.acc_vec, v);
-                }
-            }
-        }
+                              for (int q = 0; q < P; ++q)
+                                  if (e + q < D) atomicAdd(acc + e + q, v[q]);
+                          } else {
+                              store_f32<P>(acc, c, D, a.acc_vec, v);
+                          }
+                      });
     }
 }
 
@@ -191,7 +179,7 @@ OPK_DEV void emb_write(const EmbeddingArgs& a) {
     constexpr int P = Pack<T>::n;
     const int64_t D = a.D, packs = (D + P - 1) / P;
     const bool dvec = a.dweight.vec != 0;
-    const RowGroup g = row_group(packs);
+    const IdRows g = id_rows(packs);
     // A row's owner and tag are loaded together, and the next row's while this one is
     // written, so a row's stores do not wait for a dependent load.
     unsigned long long owner = g.first < a.V ? a.owner[g.first] : kNoOwner;
@@ -214,24 +202,13 @@ OPK_DEV void emb_write(const EmbeddingArgs& a) {
             }
         } else if (this_tag == 0) {  // one position: its dy row (+0 turns -0 into the sum's +0)
             const T* src = row_ptr<const T>(a.rows, int64_t(this_owner));
-            for (int64_t c0 = g.lane; c0 < packs; c0 += int64_t(kInFlight) * g.width) {
-                uint4 raw[kInFlight];
+            stream_row<T>(src, Span{D, packs, g.lane, g.width}, a.rows.vec, 0.0f,
+                          [&](int, int64_t c, const float(&v)[P]) {
+                              float x[P];
 #pragma unroll
-                for (int u = 0; u < kInFlight; ++u) {
-                    const int64_t c = c0 + int64_t(u) * g.width;
-                    if (c < packs) load_raw<T, P>(src, c, D, a.rows.vec, raw[u], 0.0f);
-                }
-#pragma unroll
-                for (int u = 0; u < kInFlight; ++u) {
-                    const int64_t c = c0 + int64_t(u) * g.width;
-                    if (c >= packs) continue;
-                    float x[P];
-                    unpack<T, P>(raw[u], x);
-#pragma unroll
-                    for (int q = 0; q < P; ++q) x[q] += 0.0f;
-                    store_pack<T, P>(dst, c, D, dvec, x);
-                }
-            }
+                              for (int q = 0; q < P; ++q) x[q] = v[q] + 0.0f;
+                              store_pack<T, P>(dst, c, D, dvec, x);
+                          });
         } else if (!a.acc_is_dweight) {  // a repeated id: its fp32 sum, converted
             const float* acc = a.acc + int64_t(this_tag - 2) * a.acc_stride;
             for (int64_t c = g.lane; c < packs; c += g.width) {
