@@ -40,7 +40,9 @@ class VendorInfo(Structure):
 
 LOG_FN = ctypes.CFUNCTYPE(None, c_int32, c_char_p, c_void_p)
 
-_T = POINTER(Tensor)
+# Ops take their tensors as addresses (ints from the binding; a POINTER(Tensor) is accepted
+# too): no ctypes pointer object is built per tensor and call.
+_T = c_void_p
 _S = c_void_p  # opkit_stream
 _ST = c_int32  # opkit_status
 
