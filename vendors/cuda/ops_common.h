@@ -67,6 +67,20 @@ inline RowPlan plan_rows(const Device& d, int64_t rows, int64_t n, size_t esize,
     return p;
 }
 
+// Rows read in one pass only (cross-entropy's loss without the gradient): one row per
+// block of kBlock threads streaming it (config 2) beats a 1024-thread block caching it,
+// because two blocks per SM overlap one row's reductions with the other's loads.
+inline RowPlan single_pass_plan(const Device& d, int64_t rows, const RowPlan& usual) {
+    constexpr unsigned kBlock = 512;
+    if (usual.config == 0 || usual.block < kBlock) return usual;
+    RowPlan p{};
+    p.config = 2;
+    p.block = kBlock;
+    p.grid = size_t(std::min<int64_t>(rows, int64_t(d.sm_count) * (kResidentThreads / kBlock) * 8));
+    p.groups = int64_t(p.grid);
+    return p;
+}
+
 // Launches the config a plan chose from a family's three kernel names.
 template <class Args>
 opkit_status launch_rows(Device& d, Module m, const char* const (&names)[3], const RowPlan& p, CUstream s,

@@ -74,7 +74,8 @@ opkit_status forward(const opkit_tensor* logits, const opkit_tensor* target, int
     a.label_smoothing = label_smoothing;
     a.target64 = is_index64(target);
     if (rows > 0) {
-        const RowPlan p = plan_rows(d, rows, V, element_size(logits), opk::kRowConfigs, 0);
+        RowPlan p = plan_rows(d, rows, V, element_size(logits), opk::kRowConfigs, 0);
+        if (!dlogits) p = single_pass_plan(d, rows, p);
         OPKIT_CUDA_TRY(launch_rows(d, Module::cross_entropy, kFwd[type], p, s, a));
     }
     if (reduced && loss) {
