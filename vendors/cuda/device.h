@@ -25,6 +25,7 @@ struct Device {
     int shared_per_sm = 48 << 10;     // bytes of shared memory per multiprocessor
     int shared_per_block = 48 << 10;  // the most one block may opt in to
     bool async_alloc = false;  // stream-ordered allocator available (cuMemAllocAsync)
+    CUmemoryPool scratch_pool = nullptr;  // opkit's own pool for Scratch (see device.cpp)
     std::mutex mu;             // guards everything below and the lazy init
     CUmodule modules[int(Module::count)] = {};
     std::unordered_map<const char*, CUfunction> functions;  // keyed by the name literal

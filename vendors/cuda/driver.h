@@ -35,6 +35,10 @@ namespace opkit_cuda {
     X(cuMemFree)                       \
     X(cuMemAllocAsync)                 \
     X(cuMemFreeAsync)                  \
+    X(cuMemPoolCreate)                 \
+    X(cuMemPoolDestroy)                \
+    X(cuMemPoolSetAttribute)           \
+    X(cuMemAllocFromPoolAsync)         \
     X(cuMemcpyAsync)                   \
     X(cuMemcpyPeerAsync)               \
     X(cuMemsetD8Async)                 \
