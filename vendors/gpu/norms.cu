@@ -5,6 +5,8 @@
 // partial rows afterwards, so no atomics and the result does not depend on timing.
 #include "rows.cuh"
 
+#include <type_traits>
+
 namespace opk {
 namespace {
 
@@ -85,7 +87,7 @@ struct ColumnAcc {
     // floats put 8 lanes on one bank).
     OPK_DEV float& at(int64_t c, int k) { return shared ? shared[k * packs + c] : part[c * P + k]; }
     // Element k of pack c (callers only pass elements inside the row).
-    OPK_DEV void add(int64_t c, int k, float v) {
+    OPK_DEV void add(int, int64_t c, int k, float v) {
         if (part) at(c, k) += v;
     }
     OPK_DEV void flush(const Span& s) {
@@ -94,6 +96,34 @@ struct ColumnAcc {
 #pragma unroll
             for (int k = 0; k < P; ++k)
                 if (c * P + k < s.n) part[c * P + k] = shared[k * packs + c];
+    }
+};
+
+// The same for cached rows: a thread owns the same C packs in every row its group visits,
+// so their sums stay in registers until the group's last row (no shared-memory traffic
+// per element). Same interface as ColumnAcc; `i` is the pack's slot in the row cache.
+template <int P, int C>
+struct ColumnRegs {
+    float* part;
+    float reg[C][P];
+
+    OPK_DEV ColumnRegs(float* partial_row, float*, const Span&) : part(partial_row) {
+#pragma unroll
+        for (int i = 0; i < C; ++i)
+#pragma unroll
+            for (int k = 0; k < P; ++k) reg[i][k] = 0.0f;
+    }
+    OPK_DEV void add(int i, int64_t, int k, float v) { reg[i][k] += v; }
+    OPK_DEV void flush(const Span& s) {
+        if (!part) return;
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            const int64_t c = int64_t(i) * s.size + s.lane;
+            if (c < s.packs)
+#pragma unroll
+                for (int k = 0; k < P; ++k)
+                    if (c * P + k < s.n) part[c * P + k] = reg[i][k];
+        }
     }
 };
 
@@ -125,8 +155,11 @@ OPK_DEV void rms_backward(const NormArgs& a) {
     const Span sp = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
-    ColumnAcc<P> dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
-                    a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
+    // Cached 2-byte rows keep their dweight sums in registers (one pack per thread); fp32
+    // rows hold two packs and would spill, so they sum in shared memory.
+    using Acc = std::conditional_t<cached && sizeof(T) == 2, ColumnRegs<P, C ? C : 1>, ColumnAcc<P>>;
+    Acc dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
+           a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
 
     // Cached 2-byte rows (one pack per thread): the next row's loads are issued before
     // this row's reduction, so they are in flight while the group waits at the barrier.
@@ -141,13 +174,13 @@ OPK_DEV void rms_backward(const NormArgs& a) {
         T* dxr = row_ptr<T>(a.dx, r);
         const float inv = strided_get<float>(a.rstd, r);
         float dot = 0.0f;
-        auto first = [&](int, int64_t c, const float(&dy)[P], const float(&x)[P]) {
+        auto first = [&](int i, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P];
             column_pack<T, P>(w, c, sp.n, a.weight_vec, a.weight_offset, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) {
                 dot += dy[k] * wv[k] * x[k];
-                if (c * P + k < sp.n) dw.add(c, k, dy[k] * x[k] * inv);
+                if (c * P + k < sp.n) dw.add(i, c, k, dy[k] * x[k] * inv);
             }
         };
         if constexpr (cached) {
@@ -260,10 +293,11 @@ OPK_DEV void ln_backward(const NormArgs& a) {
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
     const int64_t groups = int64_t(gridDim.x) * (int(blockDim.x) / sp.size);
-    ColumnAcc<P> dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
-                    a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
-    ColumnAcc<P> db(a.want_dbias ? a.partial + (groups + g.group) * sp.n : nullptr,
-                    a.shared_sums ? shared_columns<G>(1, sp, P) : nullptr, sp);
+    using Acc = ColumnAcc<P>;  // sums in registers spilled here (two arrays; ptxas -v)
+    Acc dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
+           a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
+    Acc db(a.want_dbias ? a.partial + (groups + g.group) * sp.n : nullptr,
+           a.shared_sums ? shared_columns<G>(1, sp, P) : nullptr, sp);
     const float inv_n = 1.0f / float(sp.n);
     constexpr bool kPrefetch = cached && sizeof(T) == 2;  // as in rms_backward
     RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
@@ -276,7 +310,7 @@ OPK_DEV void ln_backward(const NormArgs& a) {
         const float mu = strided_get<float>(a.mean, r);
         const float inv = strided_get<float>(a.rstd, r);
         float sums[2] = {0.0f, 0.0f};  // sum(g), sum(g * xhat)
-        auto first = [&](int, int64_t c, const float(&dy)[P], const float(&x)[P]) {
+        auto first = [&](int i, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P];
             column_pack<T, P>(w, c, sp.n, a.weight_vec, 0.0f, wv);
 #pragma unroll
@@ -285,8 +319,8 @@ OPK_DEV void ln_backward(const NormArgs& a) {
                 const float xh = (x[k] - mu) * inv, gk = dy[k] * wv[k];
                 sums[0] += gk;
                 sums[1] += gk * xh;
-                dw.add(c, k, dy[k] * xh);
-                db.add(c, k, dy[k]);
+                dw.add(i, c, k, dy[k] * xh);
+                db.add(i, c, k, dy[k]);
             }
         };
         if constexpr (cached) {
