@@ -155,9 +155,9 @@ OPK_DEV void rms_backward(const NormArgs& a) {
     const Span sp = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
-    // Cached 2-byte rows keep their dweight sums in registers (one pack per thread); fp32
-    // rows hold two packs and would spill, so they sum in shared memory.
-    using Acc = std::conditional_t<cached && sizeof(T) == 2, ColumnRegs<P, C ? C : 1>, ColumnAcc<P>>;
+    // Cached rows keep their dweight sums in registers (measured on an H100: bf16
+    // 32768x4096 0.57 -> 0.85 of copy bandwidth; fp32 the same with or without).
+    using Acc = std::conditional_t<cached, ColumnRegs<P, C ? C : 1>, ColumnAcc<P>>;
     Acc dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
            a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
 
@@ -293,7 +293,9 @@ OPK_DEV void ln_backward(const NormArgs& a) {
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
     const int64_t groups = int64_t(gridDim.x) * (int(blockDim.x) / sp.size);
-    using Acc = ColumnAcc<P>;  // sums in registers spilled here (two arrays; ptxas -v)
+    // Cached 2-byte rows: both sums in registers (bf16 32768x4096: 0.40 -> 0.60 of copy
+    // bandwidth); fp32 rows hold two packs, and two arrays of register sums spill there.
+    using Acc = std::conditional_t<cached && sizeof(T) == 2, ColumnRegs<P, C ? C : 1>, ColumnAcc<P>>;
     Acc dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
            a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
     Acc db(a.want_dbias ? a.partial + (groups + g.group) * sp.n : nullptr,
