@@ -72,7 +72,10 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     const size_t pack = 16 / es, padded = (size_t(n) + pack - 1) / pack * pack;  // whole packs
     const size_t shared_per_group = arrays ? padded * sizeof(float) * (layer ? 2 : 1) : 0;
     RowPlan p = plan_rows(d, rows, n, es, opk::kRowConfigsNormBwd, arrays, shared_per_group);
-    if (p.smem > size_t(d.shared_per_block)) p = plan_rows(d, rows, n, es, opk::kRowConfigsNormBwd, arrays, 0);
+    // Cached rows of rms_norm, and 2-byte ones of layer_norm, sum in registers (norms.cu).
+    const bool register_sums = p.config != 2 && (!layer || es == 2);
+    if (register_sums || p.smem > size_t(d.shared_per_block))
+        p = plan_rows(d, rows, n, es, opk::kRowConfigsNormBwd, arrays, 0);
     Scratch scratch(d, s);
     float* partial = nullptr;
     if (arrays) {
