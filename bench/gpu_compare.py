@@ -29,6 +29,9 @@ the calls behind a spin kernel (torch.cuda._sleep) so the GPU cannot be the bott
 host time per call there is the launch path alone, and CUDA events around the queued calls
 give the GPU's time per call; "host-bound" means the first exceeds the second.
 
+--impls times only the named implementations (--impls opkit compares two opkit builds
+without compiling the baselines: run once per OPKIT_LIBRARY).
+
 --ops and --shapes keep only the cases whose op name / shape string contains one of the
 comma-separated substrings. With --out the JSON file is rewritten after every case, so a
 run cut short keeps what it measured.
@@ -512,6 +515,8 @@ def main():
     p.add_argument("--calls", type=int, default=20000, help="--overhead calls per batch")
     p.add_argument("--batches", type=int, default=7, help="--overhead batches (median)")
     p.add_argument("--queued", type=int, default=256, help="--overhead calls queued behind the spin kernel")
+    p.add_argument("--impls", default="opkit,eager,compile",
+                   help="comma list of the implementations to time (e.g. opkit alone, to compare two opkit builds)")
     p.add_argument("--out", default=None)
     args = p.parse_args()
     ops_f, shapes_f = substring_filter(args.ops), substring_filter(args.shapes)
@@ -547,6 +552,7 @@ def main():
 
     save()
     dtypes = args.dtypes.split(",")
+    impls = args.impls.split(",")
     if args.overhead:
         run_overhead(args, dtypes, wanted, info, rows, overhead, save)
         save()
@@ -575,7 +581,7 @@ def main():
             for c in cases:
                 r = {"op": c.name, "shape": c.shape, "dtype": name}
                 for impl, fn in c.fns.items():
-                    if fn is None:
+                    if fn is None or impl not in impls:
                         r[impl + "_ms"] = None
                         continue
                     try:

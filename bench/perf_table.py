@@ -19,7 +19,11 @@ def fmt(v, digits=3):
 def mark(value, target, text):
     if value is None:
         return "–"
-    return text if value >= target else f"**{text}** (target {target:g})"
+    if value >= target:
+        return text
+    if text.rstrip("x") == f"{target:.2f}":  # a miss that rounds to the target shows a third digit
+        text = text.replace(f"{target:.2f}", f"{value:.3f}")
+    return f"**{text}** (target {target:g})"
 
 
 def table(doc):

@@ -19,7 +19,7 @@
 
 namespace opkit_cuda {
 
-opkit_status run_elementwise(const char* op, const char* const (&names)[3], const std::vector<const opkit_tensor*>& ts,
+opkit_status run_elementwise(const char* op, const char* const (&names)[2][3], const std::vector<const opkit_tensor*>& ts,
                              float alpha, opkit_stream stream);  // ops_elementwise.cpp
 
 namespace {
@@ -150,8 +150,8 @@ opkit_status build_plan(const CublasLt& lt, cublasLtHandle_t handle, cudaDataTyp
     return OPKIT_OK;
 }
 
-const char* const kScale[3] = OPK_DTYPE_NAMES("opk_scale");
-const char* const kZero[3] = OPK_DTYPE_NAMES("opk_zero");
+const char* const kScale[2][3] = OPK_EW_NAMES("opk_scale");
+const char* const kZero[2][3] = OPK_EW_NAMES("opk_zero");
 
 opkit_status matmul(const opkit_tensor* a, const opkit_tensor* b, opkit_tensor* c, float alpha, float beta,
                     int32_t trans_a, int32_t trans_b, opkit_stream stream) {

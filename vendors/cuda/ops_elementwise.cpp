@@ -7,7 +7,7 @@
 namespace opkit_cuda {
 
 // Also used by matmul (beta scaling when K = 0).
-opkit_status run_elementwise(const char* op, const char* const (&names)[3], const std::vector<const opkit_tensor*>& ts,
+opkit_status run_elementwise(const char* op, const char* const (&names)[2][3], const std::vector<const opkit_tensor*>& ts,
                              float alpha, opkit_stream stream) {
     int type;
     OPKIT_CUDA_TRY(need_float(op, ts.back(), &type));
@@ -27,7 +27,7 @@ opkit_status run_elementwise(const char* op, const char* const (&names)[3], cons
     a.alpha = alpha;
     const int64_t pack = int64_t(16 / element_size(shape));
     const int64_t packs = a.rows * ((a.n + pack - 1) / pack);
-    return launch(d, Module::elementwise, names[type], pack_grid(d, packs), 256, as_stream(stream), a);
+    return launch(d, Module::elementwise, names[dense][type], dense ? dense_pack_grid(packs) : pack_grid(d, packs), 256, as_stream(stream), a);
 }
 
 }  // namespace opkit_cuda
@@ -36,13 +36,13 @@ namespace {
 
 using namespace opkit_cuda;
 
-const char* const kSwigluFwd[3] = OPK_DTYPE_NAMES("opk_swiglu_fwd");
-const char* const kSwigluBwd[3] = OPK_DTYPE_NAMES("opk_swiglu_bwd");
-const char* const kGeluErfFwd[3] = OPK_DTYPE_NAMES("opk_geglu_erf_fwd");
-const char* const kGeluErfBwd[3] = OPK_DTYPE_NAMES("opk_geglu_erf_bwd");
-const char* const kGeluTanhFwd[3] = OPK_DTYPE_NAMES("opk_geglu_tanh_fwd");
-const char* const kGeluTanhBwd[3] = OPK_DTYPE_NAMES("opk_geglu_tanh_bwd");
-const char* const kAxpy[3] = OPK_DTYPE_NAMES("opk_axpy");
+const char* const kSwigluFwd[2][3] = OPK_EW_NAMES("opk_swiglu_fwd");
+const char* const kSwigluBwd[2][3] = OPK_EW_NAMES("opk_swiglu_bwd");
+const char* const kGeluErfFwd[2][3] = OPK_EW_NAMES("opk_geglu_erf_fwd");
+const char* const kGeluErfBwd[2][3] = OPK_EW_NAMES("opk_geglu_erf_bwd");
+const char* const kGeluTanhFwd[2][3] = OPK_EW_NAMES("opk_geglu_tanh_fwd");
+const char* const kGeluTanhBwd[2][3] = OPK_EW_NAMES("opk_geglu_tanh_bwd");
+const char* const kAxpy[2][3] = OPK_EW_NAMES("opk_axpy");
 
 }  // namespace
 

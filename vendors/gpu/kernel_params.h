@@ -176,6 +176,9 @@ struct EmbeddingArgs {
 // stems and the host spells them through the same macros, so both sides agree.
 #define OPK_DTYPE_NAMES(stem) \
     { stem "_f32", stem "_f16", stem "_bf16" }
+// Element-wise kernels: [0] any row layout, [1] dense tensors (opk_<op>_dense_<dtype>).
+#define OPK_EW_NAMES(stem) \
+    { OPK_DTYPE_NAMES(stem), OPK_DTYPE_NAMES(stem "_dense") }
 #define OPK_ROW_NAMES(stem)                                         \
     {                                                               \
         {stem "_f32_c0", stem "_f32_c1", stem "_f32_c2"},           \
