@@ -40,10 +40,11 @@ OPK_DEV void grad_pack(float (&v)[P], int64_t c, float lse, int64_t t, float smo
 }
 
 // Row statistics: max m, sum of exp(x - m) s and sum of x (for label smoothing). Cached
-// rows stay in `x`; streamed rows are folded with the online recurrence.
+// rows stay in `x`; streamed rows are folded with the online recurrence, their lines
+// kept in L2 when the gradient pass will read them again (reread).
 template <typename T, int G, int C>
-OPK_DEV void row_stats(const T* xr, const Span& sp, bool vec, RowCache<T, C ? C : 1>& x, float* smem,
-                       float& m, float& s, float& sx) {
+OPK_DEV void row_stats(const T* xr, const Span& sp, bool vec, bool reread, RowCache<T, C ? C : 1>& x,
+                       float* smem, float& m, float& s, float& sx) {
     constexpr int P = Pack<T>::n;
     m = -INFINITY;
     float sums[2] = {0.0f, 0.0f};  // sum of exp, sum of x
@@ -64,10 +65,14 @@ OPK_DEV void row_stats(const T* xr, const Span& sp, bool vec, RowCache<T, C ? C 
             for (int k = 0; k < P; ++k) sums[0] += exp_shifted_for<T>(v[k], m);
         });
     } else {
-        stream_row<T>(xr, sp, vec, -INFINITY, [&](int, int64_t c, const float(&v)[P]) {
+        auto fold = [&](int, int64_t c, const float(&v)[P]) {
             online_add<T, P>(m, sums[0], v);
             add_x(c, v);
-        });
+        };
+        if (reread)
+            stream_row<T, CacheHint::keep>(xr, sp, vec, -INFINITY, fold);
+        else
+            stream_row<T>(xr, sp, vec, -INFINITY, fold);
     }
     // One reduction for the max, one for both sums.
     const float gm = group_max<G>(m, smem);
@@ -88,7 +93,7 @@ OPK_DEV void write_grad(const T* xr, bool xvec, T* gr, bool gvec, const Span& sp
 #pragma unroll
         for (int k = 0; k < P; ++k) u[k] = v[k];
         grad_pack<T, P>(u, c, lse, t, smooth, hit, scale);
-        store_pack<T, P>(gr, c, sp.n, gvec, u);
+        store_pack<T, P, kCached ? CacheHint::normal : CacheHint::last_use>(gr, c, sp.n, gvec, u);
     };
     if constexpr (kCached)
         x.each(sp, emit);
@@ -121,7 +126,7 @@ OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
         const float xt = kind == kValid && g.lane == 0 ? to_f32(xr[t]) : 0.0f;
         RowCache<T, C ? C : 1> x;
         float m, s, sx;
-        row_stats<T, G, C>(xr, sp, a.logits.vec, x, smem, m, s, sx);
+        row_stats<T, G, C>(xr, sp, a.logits.vec, gr != nullptr, x, smem, m, s, sx);
         const float lse = m + logf(s);
         if (g.lane == 0) {
             if (a.lse.data) strided_set<float>(a.lse, r, lse);
@@ -172,7 +177,7 @@ OPK_DEV void ce_backward(const CrossEntropyArgs& a) {
             continue;
         }
         float m, s, sx;
-        row_stats<T, G, C>(xr, sp, a.logits.vec, x, smem, m, s, sx);
+        row_stats<T, G, C>(xr, sp, a.logits.vec, true, x, smem, m, s, sx);
         lse = m + logf(s);
         write_grad<T, (C > 0)>(xr, a.logits.vec, gr, a.grad.vec, sp, x, lse, t, smooth, hit, sc);
     }

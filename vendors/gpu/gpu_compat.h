@@ -45,4 +45,40 @@ OPK_DEV opk_f16 from_f32<opk_f16>(float v) { return __float2half_rn(v); }
 template <>
 OPK_DEV opk_bf16 from_f32<opk_bf16>(float v) { return __float2bfloat16_rn(v); }
 
+// L2 cache hints for a row that is read twice with other traffic in between (the
+// streamed rows of softmax and cross-entropy): the first pass asks L2 to keep its lines
+// (evict_last), the second pass and the stores that follow mark theirs as the first to
+// go, so the row's writes do not push its unread part out of L2. Plain accesses where
+// the hints do not exist (before sm_80, and on AMD for now).
+enum class CacheHint { normal, keep, last_use };
+
+template <CacheHint H>
+OPK_DEV uint4 load16(const void* p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (H == CacheHint::keep) {
+        uint4 v;
+        asm volatile(
+            "{\n\t.reg .b64 pol;\n\t"
+            "createpolicy.fractional.L2::evict_last.b64 pol, 1.0;\n\t"
+            "ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], pol;\n\t}"
+            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+            : "l"(p));
+        return v;
+    }
+    if constexpr (H == CacheHint::last_use) return __ldcs(static_cast<const uint4*>(p));
+#endif
+    return *static_cast<const uint4*>(p);
+}
+
+template <CacheHint H>
+OPK_DEV void store16(void* p, const uint4& v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (H == CacheHint::last_use) {
+        __stcs(static_cast<uint4*>(p), v);
+        return;
+    }
+#endif
+    *static_cast<uint4*>(p) = v;
+}
+
 }  // namespace opk

@@ -44,7 +44,7 @@ OPK_DEV void rms_forward(const NormArgs& a) {
             x.load(xr, sp, a.x.vec);
             x.each(sp, square);
         } else {
-            stream_row<T>(xr, sp, a.x.vec, 0.0f, square);
+            stream_row<T, CacheHint::keep>(xr, sp, a.x.vec, 0.0f, square);
         }
         ss = group_sum1<G>(ss, smem);
         const float inv = 1.0f / sqrtf(ss / float(sp.n) + a.eps);
@@ -53,7 +53,7 @@ OPK_DEV void rms_forward(const NormArgs& a) {
             column_pack<T, P>(w, c, sp.n, a.weight_vec, a.weight_offset, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = v[k] * inv * wv[k];
-            store_pack<T, P>(yr, c, sp.n, a.y.vec, out);
+            store_pack<T, P, kStoreHint<cached>>(yr, c, sp.n, a.y.vec, out);
         };
         if constexpr (cached)
             x.each(sp, emit);
@@ -248,7 +248,7 @@ OPK_DEV void ln_forward(const NormArgs& a) {
         } else {
             const float shift = to_f32(xr[0]);
             float sums[2] = {0.0f, 0.0f};
-            stream_row<T>(xr, sp, a.x.vec, 0.0f, [&](int, int64_t c, const float(&v)[P]) {
+            stream_row<T, CacheHint::keep>(xr, sp, a.x.vec, 0.0f, [&](int, int64_t c, const float(&v)[P]) {
 #pragma unroll
                 for (int k = 0; k < P; ++k)
                     if (c * P + k < sp.n) {
@@ -269,7 +269,7 @@ OPK_DEV void ln_forward(const NormArgs& a) {
             if (b) load_pack<T, P>(b, c, sp.n, a.bias_vec, bv);
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = (v[k] - mu) * inv * wv[k] + (b ? bv[k] : 0.0f);
-            store_pack<T, P>(yr, c, sp.n, a.y.vec, out);
+            store_pack<T, P, kStoreHint<cached>>(yr, c, sp.n, a.y.vec, out);
         };
         if constexpr (cached)
             x.each(sp, emit);

@@ -60,14 +60,14 @@ OPK_DEV void load_pack(const T* row, int64_t c, int64_t n, bool vec, float (&v)[
     }
 }
 
-template <typename T, int P>
+template <typename T, int P, CacheHint H = CacheHint::normal>
 OPK_DEV void store_pack(T* row, int64_t c, int64_t n, bool vec, const float (&v)[P]) {
     const int64_t e = c * P;
     if (vec && e + P <= n) {
         alignas(16) T t[P];
 #pragma unroll
         for (int k = 0; k < P; ++k) t[k] = from_f32<T>(v[k]);
-        *reinterpret_cast<uint4*>(row + e) = *reinterpret_cast<const uint4*>(t);
+        store16<H>(row + e, *reinterpret_cast<const uint4*>(t));
     } else {
 #pragma unroll
         for (int k = 0; k < P; ++k)
@@ -78,11 +78,11 @@ OPK_DEV void store_pack(T* row, int64_t c, int64_t n, bool vec, const float (&v)
 // A 16-byte pack held in registers in the tensor's own type (4 registers whatever the
 // dtype): a row cache of raw packs needs half the registers of fp32 values for f16/bf16,
 // and registers decide how many rows an SM keeps in flight.
-template <typename T, int P>
+template <typename T, int P, CacheHint H = CacheHint::normal>
 OPK_DEV void load_raw(const T* row, int64_t c, int64_t n, bool vec, uint4& raw, float fill) {
     const int64_t e = c * P;
     if (vec && e + P <= n) {
-        raw = *reinterpret_cast<const uint4*>(row + e);
+        raw = load16<H>(row + e);
     } else {
         alignas(16) T t[P];
 #pragma unroll
@@ -154,14 +154,14 @@ OPK_DEV void each2(const RowCache<T, C>& ca, const RowCache<T, C>& cb, const Spa
 constexpr int kStreamUnroll = 4;
 
 // One step of a streamed row: packs base, base + size, ... (U of them).
-template <typename T, class F>
+template <typename T, CacheHint H, class F>
 OPK_DEV void stream_step(const T* row, const Span& s, bool vec, float fill, int64_t base, F& f) {
     constexpr int P = Pack<T>::n, U = kStreamUnroll;
     uint4 raw[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
         const int64_t c = base + int64_t(u) * s.size;
-        if (c < s.packs) load_raw<T, P>(row, c, s.n, vec, raw[u], fill);
+        if (c < s.packs) load_raw<T, P, H>(row, c, s.n, vec, raw[u], fill);
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
@@ -174,21 +174,27 @@ OPK_DEV void stream_step(const T* row, const Span& s, bool vec, float fill, int6
     }
 }
 
-template <typename T, class F>
+// H = CacheHint::keep for a first pass whose row is read again (stream_row_back).
+template <typename T, CacheHint H = CacheHint::normal, class F>
 OPK_DEV void stream_row(const T* row, const Span& s, bool vec, float fill, F&& f) {
     const int64_t step = int64_t(s.size) * kStreamUnroll;
-    for (int64_t base = s.lane; base < s.packs; base += step) stream_step<T>(row, s, vec, fill, base, f);
+    for (int64_t base = s.lane; base < s.packs; base += step) stream_step<T, H>(row, s, vec, fill, base, f);
 }
 
 // A second pass over a streamed row, from its end: the part the first pass read last is
-// the most likely to still be in L2.
+// the most likely to still be in L2. Its loads are the row's last use.
 template <typename T, class F>
 OPK_DEV void stream_row_back(const T* row, const Span& s, bool vec, float fill, F&& f) {
     const int64_t step = int64_t(s.size) * kStreamUnroll;
     if (s.lane >= s.packs) return;
     for (int64_t base = s.lane + (s.packs - 1 - s.lane) / step * step; base >= 0; base -= step)
-        stream_step<T>(row, s, vec, fill, base, f);
+        stream_step<T, CacheHint::last_use>(row, s, vec, fill, base, f);
 }
+
+// Stores of a row kernel's output: a streamed row's output goes out with the first-to-evict
+// hint, so that it does not push the row's unread part out of L2 (see CacheHint).
+template <bool Cached>
+constexpr CacheHint kStoreHint = Cached ? CacheHint::normal : CacheHint::last_use;
 
 // The same over two rows of one shape read side by side (dy and x, dy and y): f(u, c, a, b).
 template <typename T, class F>

@@ -30,7 +30,7 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
                 for (int k = 0; k < P; ++k) s += exp_shifted_for<T>(v[k], m);
             });
         } else {
-            stream_row<T>(xr, sp, a.a.vec, -INFINITY,
+            stream_row<T, CacheHint::keep>(xr, sp, a.a.vec, -INFINITY,
                           [&](int, int64_t, const float(&v)[P]) { online_add<T, P>(m, s, v); });
         }
         group_online<G>(m, s, smem);
@@ -39,7 +39,7 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
             float out[P];
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = exp_shifted_for<T>(v[k], m) * rs;
-            store_pack<T, P>(yr, c, sp.n, a.out.vec, out);
+            store_pack<T, P, kStoreHint<cached>>(yr, c, sp.n, a.out.vec, out);
         };
         if constexpr (cached)
             x.each(sp, emit);
