@@ -50,6 +50,9 @@ opkit_status open_device(Device& d) {
             CUDA_SUCCESS && v > 0)
         d.shared_per_block = v;
     v = 0;
+    if (drv().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, d.handle) == CUDA_SUCCESS && v > 0)
+        d.l2_bytes = v;
+    v = 0;
     if (drv().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, d.handle) == CUDA_SUCCESS)
         d.async_alloc = v != 0;
     if (d.async_alloc) open_scratch_pool(d);

@@ -24,6 +24,7 @@ struct Device {
     int sm_count = 1;
     int shared_per_sm = 48 << 10;     // bytes of shared memory per multiprocessor
     int shared_per_block = 48 << 10;  // the most one block may opt in to
+    int64_t l2_bytes = 0;             // L2 cache size (0 = unknown)
     bool async_alloc = false;  // stream-ordered allocator available (cuMemAllocAsync)
     CUmemoryPool scratch_pool = nullptr;  // opkit's own pool for Scratch (see device.cpp)
     std::mutex mu;             // guards everything below and the lazy init

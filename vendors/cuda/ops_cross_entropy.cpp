@@ -75,7 +75,7 @@ opkit_status forward(const opkit_tensor* logits, const opkit_tensor* target, int
     a.target64 = is_index64(target);
     if (rows > 0) {
         RowPlan p = plan_rows(d, rows, V, element_size(logits), opk::kRowConfigs, 0);
-        if (!dlogits) p = single_pass_plan(d, rows, p);
+        p = dlogits ? reread_plan(d, rows, V * int64_t(element_size(logits)), p) : single_pass_plan(d, rows, p);
         OPKIT_CUDA_TRY(launch_rows(d, Module::cross_entropy, kFwd[type], p, s, a));
     }
     if (reduced && loss) {
