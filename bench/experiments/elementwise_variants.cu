@@ -8,10 +8,7 @@
 //   nvcc -std=c++17 -O3 -arch=sm_90 -o elementwise_variants bench/experiments/elementwise_variants.cu
 //   ./elementwise_variants        # on the GPU machine
 #include "../../vendors/gpu/elementwise.cu"
-#include <cstdio>
-#include <vector>
-#include <algorithm>
-#include <cuda_runtime.h>
+#include "median_time.cuh"
 
 namespace opk { namespace {
 template <bool Hint> OPK_DEV uint4 ld16(const void* p) {
@@ -66,21 +63,12 @@ __global__ void copy16(const uint4* s, uint4* d, int64_t n) {
 using namespace opk;
 
 static int sms;
-template <class F> static float timeit(F f) {
-    cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
-    for (int i = 0; i < 3; ++i) f();
-    std::vector<float> t;
-    for (int i = 0; i < 21; ++i) { cudaEventRecord(e0); f(); cudaEventRecord(e1); cudaEventSynchronize(e1); float ms; cudaEventElapsedTime(&ms, e0, e1); t.push_back(ms); }
-    std::sort(t.begin(), t.end());
-    cudaError_t err = cudaGetLastError(); if (err) { printf("error %s\n", cudaGetErrorString(err)); exit(1); }
-    return t[t.size() / 2];
-}
 
 template <typename T, class Op, int U, bool Hint>
 static float run_var(ElementwiseArgs a, int64_t packs, int cap) {
     int64_t blocks = (packs + 256 * U - 1) / (256 * U);
     if (cap) blocks = std::min<int64_t>(blocks, int64_t(sms) * cap);
-    return timeit([&] { ew_var<T, Op, U, Hint><<<blocks, 256>>>(a); });
+    return median_ms([&] { ew_var<T, Op, U, Hint><<<blocks, 256>>>(a); });
 }
 
 template <typename T, class Op>
@@ -91,8 +79,8 @@ static void bench(const char* name, void (*cur)(ElementwiseArgs), void** bufs, i
     const int64_t P = 16 / sizeof(T), packs = n / P;
     const double bytes = double(n) * sizeof(T) * (Op::nin + Op::nout);
     auto rep = [&](const char* v, float ms) { printf("%-14s %-5s %-22s %8.4f ms %7.0f GB/s\n", name, sizeof(T) == 2 ? "bf16" : "f32", v, ms, bytes / ms / 1e6); };
-    rep("current", timeit([&] { cur<<<(unsigned)std::min<int64_t>((packs + 255) / 256, int64_t(sms) * 64), 256>>>(a); }));
-    rep("cur-uncapped", timeit([&] { cur<<<(unsigned)((packs + 255) / 256), 256>>>(a); }));
+    rep("current", median_ms([&] { cur<<<(unsigned)std::min<int64_t>((packs + 255) / 256, int64_t(sms) * 64), 256>>>(a); }));
+    rep("cur-uncapped", median_ms([&] { cur<<<(unsigned)((packs + 255) / 256), 256>>>(a); }));
     rep("U1 cap64", run_var<T, Op, 1, false>(a, packs, 64));
     rep("U1 nocap", run_var<T, Op, 1, false>(a, packs, 0));
     rep("U2 cap32", run_var<T, Op, 2, false>(a, packs, 32));
@@ -112,9 +100,9 @@ int main() {
     for (auto& b : bufs) { cudaMalloc(&b, n * 4); cudaMemset(b, 0, n * 4); }
     {
         const int64_t n16 = n * 2 / 16;  // 1 GiB... use 512 MiB read + write
-        float ms = timeit([&] { copy16<<<sms * 64, 256>>>((const uint4*)bufs[0], (uint4*)bufs[1], n16); });
+        float ms = median_ms([&] { copy16<<<sms * 64, 256>>>((const uint4*)bufs[0], (uint4*)bufs[1], n16); });
         printf("copy kernel 512MiB: %.4f ms %.0f GB/s\n", ms, 2.0 * n16 * 16 / ms / 1e6);
-        ms = timeit([&] { cudaMemcpyAsync(bufs[1], bufs[0], n * 2, cudaMemcpyDeviceToDevice); });
+        ms = median_ms([&] { cudaMemcpyAsync(bufs[1], bufs[0], n * 2, cudaMemcpyDeviceToDevice); });
         printf("memcpy 512MiB: %.4f ms %.0f GB/s\n", ms, 2.0 * n * 2 / ms / 1e6);
     }
     bench<opk_bf16, GatedForward<Silu>>("swiglu_fwd", opk_swiglu_fwd_bf16, bufs, n);

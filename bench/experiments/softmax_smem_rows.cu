@@ -10,10 +10,7 @@
 // maxdiff compares the first four output rows with the c1 kernel's. Rows must be whole
 // 16-byte packs (the shapes here are).
 #include "../../vendors/gpu/softmax.cu"
-#include <cstdio>
-#include <vector>
-#include <algorithm>
-#include <cuda_runtime.h>
+#include "median_time.cuh"
 
 namespace opk { namespace {
 OPK_DEV void cp_async16(void* smem, const void* gmem) {
@@ -76,15 +73,6 @@ using namespace opk;
 static int sms;
 static float h2f(float v) { return v; }
 static float h2f(opk_bf16 v) { return __bfloat162float(v); }
-template <class F> static float timeit(F f) {
-    cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
-    for (int i = 0; i < 3; ++i) f();
-    std::vector<float> t;
-    for (int i = 0; i < 21; ++i) { cudaEventRecord(e0); f(); cudaEventRecord(e1); cudaEventSynchronize(e1); float ms; cudaEventElapsedTime(&ms, e0, e1); t.push_back(ms); }
-    std::sort(t.begin(), t.end());
-    cudaError_t err = cudaGetLastError(); if (!err) err = cudaDeviceSynchronize(); if (err) { fprintf(stderr, "error %s\n", cudaGetErrorString(err)); exit(1); }
-    return t[t.size() / 2];
-}
 
 template <typename T, int B, int MINB, bool DB>
 static void var(const char* tag, SoftmaxArgs a, double bytes, const char* dt, float* check, void* y) {
@@ -97,7 +85,7 @@ static void var(const char* tag, SoftmaxArgs a, double bytes, const char* dt, fl
     if (per_sm == 0) { printf("%s: does not fit\n", tag); return; }
     const int64_t grid = std::min<int64_t>(a.rows, int64_t(sms) * per_sm);
     cudaMemset(y, 0, a.rows * a.n * sizeof(T));
-    float ms = timeit([&] { k<<<grid, B, sm>>>(a); });
+    float ms = median_ms([&] { k<<<grid, B, sm>>>(a); });
     // compare with the reference output (first 4096 values as float bits)
     std::vector<T> got(a.n * 4);
     cudaMemcpy(got.data(), y, got.size() * sizeof(T), cudaMemcpyDeviceToHost);
@@ -119,7 +107,7 @@ static void shape(int64_t rows, int64_t n, void (*c1)(SoftmaxArgs), void* x, voi
         const unsigned block = unsigned(std::max<int64_t>(64, (need + 31) / 32 * 32));
         const int64_t resident = std::max<int64_t>(1, 1024 / block);
         const int64_t grid = std::min<int64_t>(rows, int64_t(sms) * resident * 8);
-        float ms = timeit([&] { c1<<<grid, block>>>(a); });
+        float ms = median_ms([&] { c1<<<grid, block>>>(a); });
         printf("%-5s %6lldx%-6lld %-28s %8.4f ms %7.0f GB/s\n", dt, (long long)rows, (long long)n, "registers c1 (current)", ms, bytes / ms / 1e6);
     }
     std::vector<T> ref(n * 4);
