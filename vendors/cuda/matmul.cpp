@@ -19,9 +19,6 @@
 
 namespace opkit_cuda {
 
-opkit_status run_elementwise(const char* op, const char* const (&names)[2][3], const std::vector<const opkit_tensor*>& ts,
-                             float alpha, opkit_stream stream);  // ops_elementwise.cpp
-
 namespace {
 
 constexpr size_t kMaxWorkspace = size_t(32) << 20;

@@ -7,6 +7,7 @@
 #include "tensor_args.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace opkit_cuda {
 
@@ -114,6 +115,11 @@ inline size_t pack_grid(const Device& d, int64_t packs) {
 inline size_t one_pack_per_thread_grid(int64_t packs) {
     return size_t(std::min<int64_t>((packs + 255) / 256, int64_t(1) << 30));
 }
+
+// Runs an element-wise kernel family (names: OPK_EW_NAMES) over same-shape tensors, inputs
+// first; ops_elementwise.cpp, also used by matmul (beta scaling when K = 0).
+opkit_status run_elementwise(const char* op, const char* const (&names)[2][3],
+                             const std::vector<const opkit_tensor*>& ts, float alpha, opkit_stream stream);
 
 inline opkit_status need_float(const char* op, const opkit_tensor* t, int* type) {
     *type = float_type(t);

@@ -6,7 +6,6 @@
 
 namespace opkit_cuda {
 
-// Also used by matmul (beta scaling when K = 0).
 opkit_status run_elementwise(const char* op, const char* const (&names)[2][3], const std::vector<const opkit_tensor*>& ts,
                              float alpha, opkit_stream stream) {
     int type;
@@ -27,7 +26,8 @@ opkit_status run_elementwise(const char* op, const char* const (&names)[2][3], c
     a.alpha = alpha;
     const int64_t pack = int64_t(16 / element_size(shape));
     const int64_t packs = a.rows * ((a.n + pack - 1) / pack);
-    return launch(d, Module::elementwise, names[dense][type], dense ? one_pack_per_thread_grid(packs) : pack_grid(d, packs), 256, as_stream(stream), a);
+    const size_t grid = dense ? one_pack_per_thread_grid(packs) : pack_grid(d, packs);
+    return launch(d, Module::elementwise, names[dense][type], grid, 256, as_stream(stream), a);
 }
 
 }  // namespace opkit_cuda

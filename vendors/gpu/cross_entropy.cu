@@ -93,7 +93,7 @@ OPK_DEV void write_grad(const T* xr, bool xvec, T* gr, bool gvec, const Span& sp
 #pragma unroll
         for (int k = 0; k < P; ++k) u[k] = v[k];
         grad_pack<T, P>(u, c, lse, t, smooth, hit, scale);
-        store_pack<T, P, kCached ? CacheHint::normal : CacheHint::last_use>(gr, c, sp.n, gvec, u);
+        store_pack<T, P, kStoreHint<kCached>>(gr, c, sp.n, gvec, u);
     };
     if constexpr (kCached)
         x.each(sp, emit);

@@ -46,7 +46,7 @@ template <>
 OPK_DEV opk_bf16 from_f32<opk_bf16>(float v) { return __float2bfloat16_rn(v); }
 
 // L2 cache hints for a row that is read twice with other traffic in between (the
-// streamed rows of softmax and cross-entropy): the first pass asks L2 to keep its lines
+// streamed rows of softmax, the norms' forwards and cross-entropy): the first pass asks L2 to keep its lines
 // (evict_last), the second pass and the stores that follow mark theirs as the first to
 // go, so the row's writes do not push its unread part out of L2. Plain accesses where
 // the hints do not exist (before sm_80, and on AMD for now).

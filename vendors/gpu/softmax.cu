@@ -31,7 +31,7 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
             });
         } else {
             stream_row<T, CacheHint::keep>(xr, sp, a.a.vec, -INFINITY,
-                          [&](int, int64_t, const float(&v)[P]) { online_add<T, P>(m, s, v); });
+                                           [&](int, int64_t, const float(&v)[P]) { online_add<T, P>(m, s, v); });
         }
         group_online<G>(m, s, smem);
         const float rs = 1.0f / s;
