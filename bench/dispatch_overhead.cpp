@@ -28,7 +28,7 @@ struct Row {
 void BM_axpy_direct(benchmark::State& state) {
     Row r(state.range(0));
     for (auto _ : state) {
-        benchmark::DoNotOptimize(opkit::cpu::axpy(0.5f, &r.tx, &r.ty, nullptr));
+        benchmark::DoNotOptimize(opkit::cpu::axpy(opkit::args::axpy{0.5f, &r.tx, &r.ty, nullptr}));
         benchmark::ClobberMemory();
     }
 }
@@ -44,7 +44,7 @@ void BM_axpy_api(benchmark::State& state) {
 void BM_softmax_direct(benchmark::State& state) {
     Row r(state.range(0));
     for (auto _ : state) {
-        benchmark::DoNotOptimize(opkit::cpu::softmax_forward(&r.tx, &r.ty, nullptr));
+        benchmark::DoNotOptimize(opkit::cpu::softmax_forward(opkit::args::softmax_forward{&r.tx, &r.ty, nullptr}));
         benchmark::ClobberMemory();
     }
 }
@@ -60,7 +60,7 @@ void BM_softmax_api(benchmark::State& state) {
 void BM_rms_norm_direct(benchmark::State& state) {
     Row r(state.range(0));
     for (auto _ : state) {
-        benchmark::DoNotOptimize(opkit::cpu::rms_norm_forward(&r.tx, nullptr, 1e-6f, 0.f, &r.ty, nullptr, nullptr));
+        benchmark::DoNotOptimize(opkit::cpu::rms_norm_forward(opkit::args::rms_norm_forward{&r.tx, nullptr, 1e-6f, 0.f, &r.ty, nullptr, nullptr}));
         benchmark::ClobberMemory();
     }
 }

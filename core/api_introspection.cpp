@@ -5,16 +5,6 @@
 #include <cstddef>
 #include <cstring>
 
-namespace opkit {
-
-const char* const kOpNames[kOpCount] = {
-#define OPKIT_OP_NAME(name) #name,
-    OPKIT_FOR_EACH_OP(OPKIT_OP_NAME)
-#undef OPKIT_OP_NAME
-};
-
-}  // namespace opkit
-
 using namespace opkit;
 
 extern "C" OPKIT_API uint32_t opkit_version(void) { return OPKIT_VERSION_NUMBER; }
@@ -57,6 +47,10 @@ extern "C" OPKIT_API int32_t opkit_op_count(void) { return kOpCount; }
 
 extern "C" OPKIT_API const char* opkit_op_name(int32_t index) {
     return index >= 0 && index < kOpCount ? kOpNames[index] : nullptr;
+}
+
+extern "C" OPKIT_API const char* opkit_op_schema(int32_t index) {
+    return index >= 0 && index < kOpCount ? kOpSchemas[index] : nullptr;
 }
 
 extern "C" OPKIT_API opkit_status opkit_op_resolve(const char* op_name, int32_t device_type,

@@ -3,6 +3,7 @@
 // fallback when it is on. The hot path is a table lookup plus an indirect call.
 #pragma once
 
+#include "cpu/kernels.h"
 #include "error.h"
 #include "host_fallback.h"
 #include "log.h"
@@ -16,21 +17,21 @@ namespace opkit {
 
 opkit_status nobody_served(const Runtime& rt, OpId id, opkit_device dev, const std::string& declined);
 
-template <OpId Id, class... Args>
-opkit_status dispatch(opkit_device dev, Args... args) {
+template <OpId Id>
+opkit_status dispatch(opkit_device dev, const OpArgs<Id>& args) {
     const Runtime& rt = *runtime_if_initialized();  // validation initialized it
     const DeviceEntry* d = rt.device(dev.device_type);
     const CandidateList& list = d->ops[int32_t(Id)];
     std::string declined;
     for (int32_t i = 0; i < list.count; ++i) {
         const Candidate& c = list.items[i];
-        const auto fn = reinterpret_cast<OpFn<Id>>(c.fn);
         opkit_status s;
         if (c.vendor < 0) {
-            s = fn(args...);
+            s = reinterpret_cast<cpu::KernelFn<Id>>(c.fn)(args);
         } else {
             const loader::Vendor& v = rt.vendors[size_t(c.vendor)];
-            s = call_vendor(v, kOpNames[int32_t(Id)], fn, args...);
+            s = call_vendor(v, kOpNames[int32_t(Id)], &OpTraits<Id>::call, reinterpret_cast<OpFn<Id>>(c.fn),
+                            args);
             if (s == OPKIT_ERROR_UNSUPPORTED) {
                 declined += declined.empty() ? "" : "; ";
                 declined += last_error();
@@ -43,7 +44,7 @@ opkit_status dispatch(opkit_device dev, Args... args) {
         if (s != OPKIT_ERROR_UNSUPPORTED) return s;
     }
     if (dev.device_type != OPKIT_DEVICE_CPU && rt.settings.host_fallback)
-        return run_on_host<Id>(const_cast<Runtime&>(rt), dev, args...);
+        return run_on_host<Id>(const_cast<Runtime&>(rt), dev, args);
     return nobody_served(rt, Id, dev, declined);
 }
 

@@ -8,7 +8,7 @@
 
 #include <deque>
 #include <memory>
-#include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace opkit {
@@ -43,49 +43,28 @@ private:
 
 void log_fallback_once(Runtime& rt, OpId id, opkit_device dev);
 
-namespace fallback_detail {
-
-// Maps one op argument to its host twin: tensors are staged, the stream becomes NULL
-// (CPU), scalars pass through.
-struct ArgMapper {
-    HostStaging& staging;
-    opkit_status status = OPKIT_OK;
-
-    const opkit_tensor* operator()(const opkit_tensor* t) {
-        opkit_tensor* h = nullptr;
-        if (status == OPKIT_OK) status = staging.stage(t, false, &h);
-        return h;
-    }
-    opkit_tensor* operator()(opkit_tensor* t) {
-        opkit_tensor* h = nullptr;
-        if (status == OPKIT_OK) status = staging.stage(t, true, &h);
-        return h;
-    }
-    opkit_stream operator()(opkit_stream) { return nullptr; }
-    float operator()(float v) { return v; }
-    int32_t operator()(int32_t v) { return v; }
-    int64_t operator()(int64_t v) { return v; }
-};
-
-template <class T> opkit_stream stream_of(T) { return nullptr; }
-inline opkit_stream stream_of(opkit_stream s) { return s; }
-
-}  // namespace fallback_detail
-
-template <OpId Id, class... Args>
-opkit_status run_on_host(Runtime& rt, opkit_device dev, Args... args) {
+// Runs the CPU default on host copies of the call's tensors: every tensor is staged
+// (written ones, by their spec kind, are copied back), the stream becomes NULL (CPU),
+// scalars pass through.
+template <OpId Id>
+opkit_status run_on_host(Runtime& rt, opkit_device dev, const OpArgs<Id>& args) {
     log_fallback_once(rt, Id, dev);
-    opkit_stream stream = nullptr;
-    ((stream = fallback_detail::stream_of(args)), ...);  // the stream is the last argument
-    HostStaging staging(rt, dev, stream);
-    fallback_detail::ArgMapper map{staging};
-    // Braced init keeps the staging order left to right.
-    std::tuple<Args...> host_args{map(args)...};
-    if (map.status != OPKIT_OK) return map.status;
-    const auto cpu_fn = reinterpret_cast<OpFn<Id>>(rt.devices[0].ops[int32_t(Id)]
-                                                       .items[rt.devices[0].ops[int32_t(Id)].count - 1]
-                                                       .fn);
-    const opkit_status s = std::apply(cpu_fn, host_args);
+    HostStaging staging(rt, dev, args.stream);
+    OpArgs<Id> host = args;
+    opkit_status status = OPKIT_OK;
+    OpTraits<Id>::for_each(host, [&](ParamKind kind, const char*, auto& value) {
+        using T = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, const opkit_tensor*> || std::is_same_v<T, opkit_tensor*>) {
+            opkit_tensor* h = nullptr;
+            if (status == OPKIT_OK) status = staging.stage(value, is_written(kind), &h);
+            value = h;
+        } else if constexpr (std::is_same_v<T, opkit_stream>) {
+            value = nullptr;
+        }
+    });
+    if (status != OPKIT_OK) return status;
+    const CandidateList& cpu = rt.devices[0].ops[int32_t(Id)];
+    const opkit_status s = reinterpret_cast<cpu::KernelFn<Id>>(cpu.items[cpu.count - 1].fn)(host);
     if (s != OPKIT_OK) return s;
     return staging.write_back();
 }

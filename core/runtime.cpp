@@ -72,15 +72,10 @@ void build_candidates(Runtime& rt) {
     // The built-in defaults come last on the CPU. (Looked up only now: adding device
     // entries above may have moved the vector.)
     DeviceEntry& cpu = device_entry(rt, OPKIT_DEVICE_CPU);
-    const void* defaults[kOpCount] = {
-#define OPKIT_DEFAULT_FN(name) reinterpret_cast<const void*>(&cpu::name),
-        OPKIT_FOR_EACH_OP(OPKIT_DEFAULT_FN)
-#undef OPKIT_DEFAULT_FN
-    };
     for (int32_t op = 0; op < kOpCount; ++op) {
         CandidateList& list = cpu.ops[op];
         if (list.count == kMaxCandidates) --list.count;  // the default always has a place
-        list.items[list.count++] = {const_cast<void*>(defaults[op]), -1};
+        list.items[list.count++] = {cpu::kDefaults[op], -1};
     }
 }
 

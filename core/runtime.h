@@ -5,7 +5,7 @@
 
 #include "config.h"
 #include "loader.h"
-#include "op_list.h"
+#include "op_spec.hpp"
 
 #include <array>
 #include <atomic>

@@ -271,9 +271,10 @@ opkit_status device_usable(const char* op, opkit_device device) {
     return OPKIT_OK;
 }
 
-opkit_status one_device(const char* op, std::initializer_list<Named> tensors, opkit_device* out) {
+opkit_status one_device(const char* op, const Named* tensors, int count, opkit_device* out) {
     const Named* first = nullptr;
-    for (const Named& n : tensors) {
+    for (int i = 0; i < count; ++i) {
+        const Named& n = tensors[i];
         if (!n.t) continue;
         if (!first) {
             first = &n;

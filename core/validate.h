@@ -39,7 +39,10 @@ struct Named {
     const opkit_tensor* t;
     const char* name;
 };
-opkit_status one_device(const char* op, std::initializer_list<Named> tensors, opkit_device* out);
+opkit_status one_device(const char* op, const Named* tensors, int count, opkit_device* out);
+inline opkit_status one_device(const char* op, std::initializer_list<Named> tensors, opkit_device* out) {
+    return one_device(op, tensors.begin(), int(tensors.size()), out);
+}
 // The device type is served and the id is in range.
 opkit_status device_usable(const char* op, opkit_device device);
 

@@ -41,7 +41,7 @@ extern "C" {
 /* ---------------------------------------------------------------- versions ------ */
 
 #define OPKIT_VERSION_MAJOR 1
-#define OPKIT_VERSION_MINOR 0
+#define OPKIT_VERSION_MINOR 1
 #define OPKIT_VERSION_PATCH 0
 #define OPKIT_VERSION_NUMBER \
     ((OPKIT_VERSION_MAJOR << 16) | (OPKIT_VERSION_MINOR << 8) | OPKIT_VERSION_PATCH)
@@ -171,6 +171,12 @@ OPKIT_API opkit_status opkit_vendor_get_info(int32_t index, opkit_vendor_info* i
 OPKIT_API int32_t opkit_op_count(void);
 /** "rms_norm_forward", ...; NULL for a bad index. */
 OPKIT_API const char* opkit_op_name(int32_t index);
+/** The op's parameters, in order, each with its kind: "softmax_forward(in x, out y,
+ *  stream stream)". Kinds: in, opt_in (may be NULL), index (an int32/int64 tensor), out,
+ *  opt_out (may be NULL), inout (read, then written), f32, i32, i64 (scalars: float,
+ *  int32_t, int64_t), stream. For bindings that declare the ops from the library they
+ *  load. NULL for a bad index. Never initializes. Added in 1.1. */
+OPKIT_API const char* opkit_op_schema(int32_t index);
 /** Who serves op_name on device_type first: a vendor name, "default" (the built-in CPU
  *  kernels) or "host-fallback". OPKIT_ERROR_NOT_FOUND for an unknown op,
  *  OPKIT_ERROR_UNSUPPORTED when nobody serves it on that device type. */

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "opkit_vendor.h"
-#include "op_list.h"
+#include "op_spec.hpp"
 
 #include <string>
 #include <vector>

@@ -23,6 +23,7 @@ const char kUsage[] =
     "usage: opkit-bench [--device cpu|cuda|rocm|ascend|<type>[:<id>]] [--group small,medium,large]\n"
     "                   [--ops name,name] [--dtype f32,f16,bf16] [--reps N] [--json]\n"
     "                   [--vendor-path PATH]\n"
+    "       opkit-bench --list\n"
     "\n"
     "  --device       device to benchmark (default: the device type of the first READY\n"
     "                 vendor, else cpu); <type> is a DLPack device type number\n"
@@ -33,7 +34,11 @@ const char kUsage[] =
     "  --reps N       timed samples per case; the median is reported (default 20; a case\n"
     "                 stops after 1 s of samples once it has 5)\n"
     "  --json         one JSON object on stdout instead of the table\n"
-    "  --vendor-path  colon-separated vendor directories or files (like OPKIT_VENDOR_PATH)\n";
+    "  --vendor-path  colon-separated vendor directories or files (like OPKIT_VENDOR_PATH)\n"
+    "  --list         print every op with its byte model and exit\n"
+    "\n"
+    "Exit status: 0 every call succeeded, 1 a call failed, 2 bad usage, 3 the tool's case\n"
+    "catalogue lacks an op of the library (a bug of opkit-bench).\n";
 
 // ------------------------------------------------------------ options --------------
 
@@ -139,7 +144,7 @@ std::string absolute_entries(const std::string& path_list) {
     return out;
 }
 
-enum class Parsed { run, help, bad };
+enum class Parsed { run, help, list, bad };
 
 Parsed bad_argument(const std::string& message) {
     std::fprintf(stderr, "opkit-bench: %s (opkit-bench --help prints the usage)\n", message.c_str());
@@ -150,6 +155,7 @@ Parsed parse_args(int argc, char** argv, Options* options) {
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") return Parsed::help;
+        if (arg == "--list") return Parsed::list;
         if (arg == "--json") {
             options->json = true;
             continue;
@@ -541,12 +547,34 @@ int run(const Options& options) {
 
 }  // namespace
 
+// Every op the library knows (its op spec) must have a bench case: an op added to the
+// spec without one makes every run fail until tools/bench_cases.cpp has it.
+bool catalogue_covers_every_op() {
+    bool ok = true;
+    for (int32_t i = 0; i < opkit_op_count(); ++i) {
+        const std::string op = opkit_op_name(i);
+        bool found = false;
+        for (const OpBench& bench : op_benches()) found = found || op == bench.op;
+        if (!found) {
+            std::fprintf(stderr, "opkit-bench: op %s has no bench case (tools/bench_cases.cpp)\n", op.c_str());
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 int main(int argc, char** argv) {
     Options options;
-    switch (parse_args(argc, argv, &options)) {
-    case Parsed::help: std::printf("%s", kUsage); return 0;
-    case Parsed::bad: return 2;
-    case Parsed::run: break;
+    const Parsed parsed = parse_args(argc, argv, &options);
+    if (parsed == Parsed::help) {
+        std::printf("%s", kUsage);
+        return 0;
+    }
+    if (parsed == Parsed::bad) return 2;
+    if (!catalogue_covers_every_op()) return 3;
+    if (parsed == Parsed::list) {
+        for (const OpBench& bench : op_benches()) std::printf("%-23s %s\n", bench.op, bench.bytes_model);
+        return 0;
     }
     if (Error e = init_library(options); !e.ok()) {
         report_failure("init", e.message);

@@ -6,13 +6,13 @@
 
 namespace opkit::cpu {
 
-opkit_status axpy(float alpha, const opkit_tensor* x, opkit_tensor* y, opkit_stream) {
-    const RowView xv(x), yv(y);
+opkit_status axpy(const args::axpy& args) {
+    const RowView xv(args.x), yv(args.y);
     const int64_t n = xv.n();
     const DType dt = xv.dtype();
     if (dt == DType::f32) {
         for_each_row(xv.rows(), n, [&](int64_t r) {
-            vec::axpy(alpha, reinterpret_cast<const float*>(xv.row(r)),
+            vec::axpy(args.alpha, reinterpret_cast<const float*>(xv.row(r)),
                       reinterpret_cast<float*>(yv.row(r)), n);
         });
         return OPKIT_OK;
@@ -22,7 +22,7 @@ opkit_status axpy(float alpha, const opkit_tensor* x, opkit_tensor* y, opkit_str
         float* yr = scratch(1, n);
         load_f32(dt, xv.row(r), xr, n);
         load_f32(dt, yv.row(r), yr, n);
-        vec::axpy(alpha, xr, yr, n);
+        vec::axpy(args.alpha, xr, yr, n);
         store_f32(dt, yr, yv.row(r), n);
     });
     return OPKIT_OK;

@@ -61,31 +61,28 @@ float log_sum_exp(const float* row, int64_t V, float* tmp) {
 
 }  // namespace
 
-opkit_status cross_entropy_forward(const opkit_tensor* logits, const opkit_tensor* target,
-                                   int64_t ignore_index, float label_smoothing, int32_t reduction,
-                                   opkit_tensor* loss, opkit_tensor* lse, opkit_tensor* dlogits,
-                                   opkit_stream) {
-    const RowView lv(logits);
+opkit_status cross_entropy_forward(const args::cross_entropy_forward& args) {
+    const RowView lv(args.logits);
     const int64_t rows = lv.rows(), V = lv.n();
     const DType dt = lv.dtype();
     Targets tg;
-    OPKIT_TRY(read_targets(target, rows, V, ignore_index, &tg));
-    const float scale = reduction_scale(reduction, tg.valid);
-    const float eps = label_smoothing;
+    OPKIT_TRY(read_targets(args.target, rows, V, args.ignore_index, &tg));
+    const float scale = reduction_scale(args.reduction, tg.valid);
+    const float eps = args.label_smoothing;
     std::vector<float> row_loss(size_t(rows), 0.0f);
-    const RowView gv = dlogits ? RowView(dlogits) : RowView();
+    const RowView gv = args.dlogits ? RowView(args.dlogits) : RowView();
     for_each_row(rows, V, [&](int64_t r) {
         float* row = scratch(0, V);
         float* tmp = scratch(1, V);
         load_f32(dt, lv.row(r), row, V);
         const float l = log_sum_exp(row, V, tmp);
         const int64_t t = tg.value[size_t(r)];
-        if (lse) *reinterpret_cast<float*>(vec_elem(lse, r)) = l;
+        if (args.lse) *reinterpret_cast<float*>(vec_elem(args.lse, r)) = l;
         if (t >= 0) {
             const float smooth = eps > 0.0f ? eps / float(V) * vec::sum(row, V) : 0.0f;
             row_loss[size_t(r)] = l - (1.0f - eps) * row[t] - smooth;
         }
-        if (dlogits) {
+        if (args.dlogits) {
             if (t >= 0) {
                 gradient_row(row, l, t, eps, V, scale, tmp);
             } else {
@@ -94,31 +91,28 @@ opkit_status cross_entropy_forward(const opkit_tensor* logits, const opkit_tenso
             store_f32(dt, tmp, gv.row(r), V);
         }
     });
-    if (loss) {
-        if (reduction == OPKIT_REDUCTION_NONE) {
-            for (int64_t r = 0; r < rows; ++r) *reinterpret_cast<float*>(vec_elem(loss, r)) = row_loss[size_t(r)];
+    if (args.loss) {
+        if (args.reduction == OPKIT_REDUCTION_NONE) {
+            for (int64_t r = 0; r < rows; ++r) *reinterpret_cast<float*>(vec_elem(args.loss, r)) = row_loss[size_t(r)];
         } else {
             double total = 0.0;  // fixed order, double accumulator: deterministic and exact enough
             for (float v : row_loss) total += double(v);
-            if (reduction == OPKIT_REDUCTION_MEAN) total = tg.valid ? total / double(tg.valid) : NAN;
-            *reinterpret_cast<float*>(base_ptr(loss)) = float(total);
+            if (args.reduction == OPKIT_REDUCTION_MEAN) total = tg.valid ? total / double(tg.valid) : NAN;
+            *reinterpret_cast<float*>(base_ptr(args.loss)) = float(total);
         }
     }
     return OPKIT_OK;
 }
 
-opkit_status cross_entropy_backward(const opkit_tensor* dloss, const opkit_tensor* logits,
-                                    const opkit_tensor* target, const opkit_tensor* lse,
-                                    int64_t ignore_index, float label_smoothing, int32_t reduction,
-                                    opkit_tensor* dlogits, opkit_stream) {
-    const RowView lv(logits), gv(dlogits);
+opkit_status cross_entropy_backward(const args::cross_entropy_backward& args) {
+    const RowView lv(args.logits), gv(args.dlogits);
     const int64_t rows = lv.rows(), V = lv.n();
     const DType dt = lv.dtype();
     Targets tg;
-    OPKIT_TRY(read_targets(target, rows, V, ignore_index, &tg));
-    const float scale = reduction_scale(reduction, tg.valid);
-    const bool per_row = reduction == OPKIT_REDUCTION_NONE;
-    const float upstream = per_row ? 0.0f : *reinterpret_cast<const float*>(base_ptr(dloss));
+    OPKIT_TRY(read_targets(args.target, rows, V, args.ignore_index, &tg));
+    const float scale = reduction_scale(args.reduction, tg.valid);
+    const bool per_row = args.reduction == OPKIT_REDUCTION_NONE;
+    const float upstream = per_row ? 0.0f : *reinterpret_cast<const float*>(base_ptr(args.dloss));
     for_each_row(rows, V, [&](int64_t r) {
         float* row = scratch(0, V);
         float* tmp = scratch(1, V);
@@ -127,9 +121,9 @@ opkit_status cross_entropy_backward(const opkit_tensor* dloss, const opkit_tenso
             for (int64_t j = 0; j < V; ++j) tmp[j] = 0.0f;
         } else {
             load_f32(dt, lv.row(r), row, V);
-            const float l = lse ? *reinterpret_cast<const float*>(vec_elem(lse, r)) : log_sum_exp(row, V, tmp);
-            const float g = per_row ? *reinterpret_cast<const float*>(vec_elem(dloss, r)) : upstream;
-            gradient_row(row, l, t, label_smoothing, V, scale * g, tmp);
+            const float l = args.lse ? *reinterpret_cast<const float*>(vec_elem(args.lse, r)) : log_sum_exp(row, V, tmp);
+            const float g = per_row ? *reinterpret_cast<const float*>(vec_elem(args.dloss, r)) : upstream;
+            gradient_row(row, l, t, args.label_smoothing, V, scale * g, tmp);
         }
         store_f32(dt, tmp, gv.row(r), V);
     });

@@ -36,12 +36,11 @@ opkit_status read_ids(const char* op, const opkit_tensor* ids, int64_t V, std::v
 
 }  // namespace
 
-opkit_status embedding_forward(const opkit_tensor* weight, const opkit_tensor* ids, opkit_tensor* y,
-                               opkit_stream) {
-    const RowView wv(weight), yv(y);
+opkit_status embedding_forward(const args::embedding_forward& args) {
+    const RowView wv(args.weight), yv(args.y);
     const int64_t D = wv.n();
     std::vector<int64_t> id;
-    OPKIT_TRY(read_ids("embedding_forward", ids, wv.rows(), &id));
+    OPKIT_TRY(read_ids("embedding_forward", args.ids, wv.rows(), &id));
     const size_t row_bytes = size_t(D) * dtype_size(wv.dtype());
     for_each_row(int64_t(id.size()), D, [&](int64_t r) {
         std::memcpy(yv.row(r), wv.row(id[size_t(r)]), row_bytes);
@@ -49,13 +48,12 @@ opkit_status embedding_forward(const opkit_tensor* weight, const opkit_tensor* i
     return OPKIT_OK;
 }
 
-opkit_status embedding_backward(const opkit_tensor* dy, const opkit_tensor* ids, int64_t padding_idx,
-                                opkit_tensor* dweight, opkit_stream) {
-    const RowView dyv(dy), wv(dweight);
+opkit_status embedding_backward(const args::embedding_backward& args) {
+    const RowView dyv(args.dy), wv(args.dweight);
     const int64_t V = wv.rows(), D = wv.n();
     const DType dt = wv.dtype();
     std::vector<int64_t> id;
-    OPKIT_TRY(read_ids("embedding_backward", ids, V, &id));
+    OPKIT_TRY(read_ids("embedding_backward", args.ids, V, &id));
     // Threads own disjoint column slices of the fp32 accumulator, so no two threads ever
     // add into the same element and the sum order per element is the id order.
     std::vector<float> acc(size_t(V * D), 0.0f);
@@ -67,7 +65,7 @@ opkit_status embedding_backward(const opkit_tensor* dy, const opkit_tensor* ids,
         for (int64_t s = sb; s < se; ++s) {
             const int64_t c0 = s * slice, c1 = std::min(D, c0 + slice);
             for (size_t k = 0; k < id.size(); ++k) {
-                if (id[k] == padding_idx) continue;
+                if (id[k] == args.padding_idx) continue;
                 load_f32(dt, dyv.row(int64_t(k)) + c0 * int64_t(dtype_size(dt)), row, c1 - c0);
                 vec::add(row, acc.data() + id[k] * D + c0, c1 - c0);
             }

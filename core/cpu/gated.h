@@ -9,9 +9,10 @@ namespace opkit::cpu {
 
 // act(a, &value, &derivative) for one element; pass a lambda (not a function pointer) so
 // it inlines and the unused derivative of the forward is optimised away.
-template <class Act>
-void gated_forward_rows(const opkit_tensor* a, const opkit_tensor* b, opkit_tensor* y, Act act) {
-    const RowView av(a), bv(b), yv(y);
+// Args: the op's argument struct (swiglu or geglu).
+template <class Args, class Act>
+void gated_forward_rows(const Args& args, Act act) {
+    const RowView av(args.a), bv(args.b), yv(args.y);
     const int64_t n = av.n();
     const DType dt = av.dtype();
     if (dt == DType::f32) {  // straight on the rows: no scratch copies
@@ -43,10 +44,9 @@ void gated_forward_rows(const opkit_tensor* a, const opkit_tensor* b, opkit_tens
 
 // da = dy * b * act'(a), db = dy * act(a). Rows are read whole before either output is
 // written, so da may alias a or dy and db may alias b or dy.
-template <class Act>
-void gated_backward_rows(const opkit_tensor* dy, const opkit_tensor* a, const opkit_tensor* b,
-                         opkit_tensor* da, opkit_tensor* db, Act act) {
-    const RowView dyv(dy), av(a), bv(b), dav(da), dbv(db);
+template <class Args, class Act>
+void gated_backward_rows(const Args& args, Act act) {
+    const RowView dyv(args.dy), av(args.a), bv(args.b), dav(args.da), dbv(args.db);
     const int64_t n = av.n();
     const DType dt = av.dtype();
     if (dt == DType::f32) {  // elementwise, so every documented alias is safe in place

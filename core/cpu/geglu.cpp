@@ -32,21 +32,19 @@ inline void gelu_tanh(float a, float* value, float* derivative) {
 
 }  // namespace
 
-opkit_status geglu_forward(const opkit_tensor* a, const opkit_tensor* b, int32_t approximate,
-                           opkit_tensor* y, opkit_stream) {
-    if (approximate == OPKIT_GELU_TANH)
-        gated_forward_rows(a, b, y, [](float x, float* v, float* d) { gelu_tanh(x, v, d); });
+opkit_status geglu_forward(const args::geglu_forward& args) {
+    if (args.approximate == OPKIT_GELU_TANH)
+        gated_forward_rows(args, [](float x, float* v, float* d) { gelu_tanh(x, v, d); });
     else
-        gated_forward_rows(a, b, y, [](float x, float* v, float* d) { gelu_erf(x, v, d); });
+        gated_forward_rows(args, [](float x, float* v, float* d) { gelu_erf(x, v, d); });
     return OPKIT_OK;
 }
 
-opkit_status geglu_backward(const opkit_tensor* dy, const opkit_tensor* a, const opkit_tensor* b,
-                            int32_t approximate, opkit_tensor* da, opkit_tensor* db, opkit_stream) {
-    if (approximate == OPKIT_GELU_TANH)
-        gated_backward_rows(dy, a, b, da, db, [](float x, float* v, float* d) { gelu_tanh(x, v, d); });
+opkit_status geglu_backward(const args::geglu_backward& args) {
+    if (args.approximate == OPKIT_GELU_TANH)
+        gated_backward_rows(args, [](float x, float* v, float* d) { gelu_tanh(x, v, d); });
     else
-        gated_backward_rows(dy, a, b, da, db, [](float x, float* v, float* d) { gelu_erf(x, v, d); });
+        gated_backward_rows(args, [](float x, float* v, float* d) { gelu_erf(x, v, d); });
     return OPKIT_OK;
 }
 

@@ -7,36 +7,31 @@
 
 namespace opkit::cpu {
 
-opkit_status layer_norm_forward(const opkit_tensor* x, const opkit_tensor* weight,
-                                const opkit_tensor* bias, float eps, opkit_tensor* y,
-                                opkit_tensor* mean, opkit_tensor* rstd, opkit_stream) {
-    const RowView xv(x), yv(y);
+opkit_status layer_norm_forward(const args::layer_norm_forward& args) {
+    const RowView xv(args.x), yv(args.y);
     const int64_t n = xv.n();
     const DType dt = xv.dtype();
-    const std::vector<float> w = load_param(weight, n, 0.0f, 1.0f);
-    const std::vector<float> b = load_param(bias, n, 0.0f, 0.0f);
+    const std::vector<float> w = load_param(args.weight, n, 0.0f, 1.0f);
+    const std::vector<float> b = load_param(args.bias, n, 0.0f, 0.0f);
     for_each_row(xv.rows(), n, [&](int64_t r) {
         float* row = scratch(0, n);
         load_f32(dt, xv.row(r), row, n);
         const float mu = n ? vec::sum(row, n) / float(n) : 0.0f;
         for (int64_t i = 0; i < n; ++i) row[i] -= mu;  // two-pass variance: no cancellation
-        const float inv = 1.0f / std::sqrt((n ? vec::sum_squares(row, n) / float(n) : 0.0f) + eps);
+        const float inv = 1.0f / std::sqrt((n ? vec::sum_squares(row, n) / float(n) : 0.0f) + args.eps);
         for (int64_t i = 0; i < n; ++i) row[i] = row[i] * inv * w[size_t(i)] + b[size_t(i)];
         store_f32(dt, row, yv.row(r), n);
-        if (mean) *reinterpret_cast<float*>(vec_elem(mean, r)) = mu;
-        if (rstd) *reinterpret_cast<float*>(vec_elem(rstd, r)) = inv;
+        if (args.mean) *reinterpret_cast<float*>(vec_elem(args.mean, r)) = mu;
+        if (args.rstd) *reinterpret_cast<float*>(vec_elem(args.rstd, r)) = inv;
     });
     return OPKIT_OK;
 }
 
-opkit_status layer_norm_backward(const opkit_tensor* dy, const opkit_tensor* x,
-                                 const opkit_tensor* weight, const opkit_tensor* mean,
-                                 const opkit_tensor* rstd, opkit_tensor* dx, opkit_tensor* dweight,
-                                 opkit_tensor* dbias, opkit_stream) {
-    const RowView dyv(dy), xv(x), dxv(dx);
+opkit_status layer_norm_backward(const args::layer_norm_backward& args) {
+    const RowView dyv(args.dy), xv(args.x), dxv(args.dx);
     const int64_t n = xv.n(), rows = xv.rows();
     const DType dt = xv.dtype();
-    const std::vector<float> w = load_param(weight, n, 0.0f, 1.0f);
+    const std::vector<float> w = load_param(args.weight, n, 0.0f, 1.0f);
     // xhat = (x - mean) * rstd; g = dy * w;
     // dx = rstd * (g - mean(g) - xhat * mean(g * xhat))
     auto row_grad = [&](int64_t r, float* dw_acc, float* db_acc) {
@@ -44,8 +39,8 @@ opkit_status layer_norm_backward(const opkit_tensor* dy, const opkit_tensor* x,
         float* g = scratch(1, n);
         load_f32(dt, xv.row(r), xh, n);
         load_f32(dt, dyv.row(r), g, n);
-        const float mu = *reinterpret_cast<const float*>(vec_elem(mean, r));
-        const float inv = *reinterpret_cast<const float*>(vec_elem(rstd, r));
+        const float mu = *reinterpret_cast<const float*>(vec_elem(args.mean, r));
+        const float inv = *reinterpret_cast<const float*>(vec_elem(args.rstd, r));
         for (int64_t i = 0; i < n; ++i) xh[i] = (xh[i] - mu) * inv;
         if (dw_acc)
             for (int64_t i = 0; i < n; ++i) dw_acc[i] += g[i] * xh[i];
@@ -55,13 +50,13 @@ opkit_status layer_norm_backward(const opkit_tensor* dy, const opkit_tensor* x,
         for (int64_t i = 0; i < n; ++i) g[i] = inv * (g[i] - mg - xh[i] * mgx);
         store_f32(dt, g, dxv.row(r), n);
     };
-    if (!dweight && !dbias) {
+    if (!args.dweight && !args.dbias) {
         for_each_row(rows, n, [&](int64_t r) { row_grad(r, nullptr, nullptr); });
         return OPKIT_OK;
     }
-    opkit_tensor* const outs[2] = {dweight, dbias};
+    opkit_tensor* const outs[2] = {args.dweight, args.dbias};
     reduce_rows<2>(rows, n, outs, [&](int64_t r, float* const* p) {
-        row_grad(r, dweight ? p[0] : nullptr, dbias ? p[1] : nullptr);
+        row_grad(r, args.dweight ? p[0] : nullptr, args.dbias ? p[1] : nullptr);
     });
     return OPKIT_OK;
 }

@@ -83,21 +83,20 @@ OPKIT_CLONES void micro_kernel(const float* ap, const float* bp, int64_t kc, flo
 
 }  // namespace
 
-opkit_status matmul(const opkit_tensor* a, const opkit_tensor* b, opkit_tensor* c, float alpha,
-                    float beta, int32_t trans_a, int32_t trans_b, opkit_stream) {
-    const int32_t o = c->ndim - 2;
-    const int64_t batches = o == 1 ? c->shape[0] : 1;
-    const int64_t M = c->shape[o], N = c->shape[o + 1];
-    const int64_t K = trans_a ? a->shape[o] : a->shape[o + 1];
-    const DType dt = dtype_of(c);
+opkit_status matmul(const args::matmul& args) {
+    const int32_t o = args.c->ndim - 2;
+    const int64_t batches = o == 1 ? args.c->shape[0] : 1;
+    const int64_t M = args.c->shape[o], N = args.c->shape[o + 1];
+    const int64_t K = args.trans_a ? args.a->shape[o] : args.a->shape[o + 1];
+    const DType dt = dtype_of(args.c);
     const int64_t elem = int64_t(dtype_size(dt));
     const int64_t panels = (N + NR - 1) / NR;
     std::vector<float> bp(size_t(std::max<int64_t>(1, panels * K * NR)));
 
     for (int64_t batch = 0; batch < batches; ++batch) {
-        const Mat A = operand(a, batch, trans_a != 0), B = operand(b, batch, trans_b != 0);
-        char* cbase = base_ptr(c) + (o == 1 ? batch * stride_of(c, 0) : 0) * elem;
-        const int64_t cs0 = stride_of(c, o);
+        const Mat A = operand(args.a, batch, args.trans_a != 0), B = operand(args.b, batch, args.trans_b != 0);
+        char* cbase = base_ptr(args.c) + (o == 1 ? batch * stride_of(args.c, 0) : 0) * elem;
+        const int64_t cs0 = stride_of(args.c, o);
         pack_b(B, K, N, bp.data());
         const int64_t blocks = (M + MC - 1) / MC;
         parallel_for(blocks, 1, [&](int64_t bb, int64_t be) {
@@ -119,12 +118,12 @@ opkit_status matmul(const opkit_tensor* a, const opkit_tensor* b, opkit_tensor* 
                 float* row = scratch(0, N);
                 for (int64_t i = 0; i < rows; ++i) {
                     char* crow = cbase + (i0 + i) * cs0 * elem;
-                    if (beta != 0.0f)
+                    if (args.beta != 0.0f)
                         load_f32(dt, crow, row, N);
                     const int64_t t = i / MR, ii = i % MR;
                     for (int64_t j = 0; j < N; ++j) {
-                        const float v = alpha * acc[size_t(((t * panels + j / NR) * MR + ii) * NR + j % NR)];
-                        row[j] = beta != 0.0f ? v + beta * row[j] : v;
+                        const float v = args.alpha * acc[size_t(((t * panels + j / NR) * MR + ii) * NR + j % NR)];
+                        row[j] = args.beta != 0.0f ? v + args.beta * row[j] : v;
                     }
                     store_f32(dt, row, crow, N);
                 }

@@ -43,15 +43,13 @@ void rotate(const opkit_tensor* x, const opkit_tensor* cos, const opkit_tensor* 
 
 }  // namespace
 
-opkit_status rope_forward(const opkit_tensor* x, const opkit_tensor* cos, const opkit_tensor* sin,
-                          opkit_tensor* y, opkit_stream) {
-    rotate(x, cos, sin, y, false);
+opkit_status rope_forward(const args::rope_forward& args) {
+    rotate(args.x, args.cos, args.sin, args.y, false);
     return OPKIT_OK;
 }
 
-opkit_status rope_backward(const opkit_tensor* dy, const opkit_tensor* cos, const opkit_tensor* sin,
-                           opkit_tensor* dx, opkit_stream) {
-    rotate(dy, cos, sin, dx, true);
+opkit_status rope_backward(const args::rope_backward& args) {
+    rotate(args.dy, args.cos, args.sin, args.dx, true);
     return OPKIT_OK;
 }
 

@@ -6,8 +6,8 @@
 
 namespace opkit::cpu {
 
-opkit_status softmax_forward(const opkit_tensor* x, opkit_tensor* y, opkit_stream) {
-    const RowView xv(x), yv(y);
+opkit_status softmax_forward(const args::softmax_forward& args) {
+    const RowView xv(args.x), yv(args.y);
     const int64_t n = xv.n();
     const DType dt = xv.dtype();
     for_each_row(xv.rows(), n, [&](int64_t r) {
@@ -20,9 +20,8 @@ opkit_status softmax_forward(const opkit_tensor* x, opkit_tensor* y, opkit_strea
     return OPKIT_OK;
 }
 
-opkit_status softmax_backward(const opkit_tensor* dy, const opkit_tensor* y, opkit_tensor* dx,
-                              opkit_stream) {
-    const RowView dyv(dy), yv(y), dxv(dx);
+opkit_status softmax_backward(const args::softmax_backward& args) {
+    const RowView dyv(args.dy), yv(args.y), dxv(args.dx);
     const int64_t n = yv.n();
     const DType dt = yv.dtype();
     for_each_row(yv.rows(), n, [&](int64_t r) {

@@ -15,15 +15,13 @@ inline void silu(float a, float* value, float* derivative) {
 
 }  // namespace
 
-opkit_status swiglu_forward(const opkit_tensor* a, const opkit_tensor* b, opkit_tensor* y,
-                            opkit_stream) {
-    gated_forward_rows(a, b, y, [](float x, float* v, float* d) { silu(x, v, d); });
+opkit_status swiglu_forward(const args::swiglu_forward& args) {
+    gated_forward_rows(args, [](float x, float* v, float* d) { silu(x, v, d); });
     return OPKIT_OK;
 }
 
-opkit_status swiglu_backward(const opkit_tensor* dy, const opkit_tensor* a, const opkit_tensor* b,
-                             opkit_tensor* da, opkit_tensor* db, opkit_stream) {
-    gated_backward_rows(dy, a, b, da, db, [](float x, float* v, float* d) { silu(x, v, d); });
+opkit_status swiglu_backward(const args::swiglu_backward& args) {
+    gated_backward_rows(args, [](float x, float* v, float* d) { silu(x, v, d); });
     return OPKIT_OK;
 }
 

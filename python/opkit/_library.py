@@ -67,24 +67,7 @@ _PROTOTYPES = {
     "opkit_stream_create": (_ST, [Device, POINTER(c_void_p)]),
     "opkit_stream_destroy": (_ST, [Device, c_void_p]),
     "opkit_synchronize": (_ST, [Device, _S]),
-    "opkit_rms_norm_forward": (_ST, [_T, _T, c_float, c_float, _T, _T, _S]),
-    "opkit_rms_norm_backward": (_ST, [_T, _T, _T, _T, c_float, _T, _T, _S]),
-    "opkit_layer_norm_forward": (_ST, [_T, _T, _T, c_float, _T, _T, _T, _S]),
-    "opkit_layer_norm_backward": (_ST, [_T, _T, _T, _T, _T, _T, _T, _T, _S]),
-    "opkit_softmax_forward": (_ST, [_T, _T, _S]),
-    "opkit_softmax_backward": (_ST, [_T, _T, _T, _S]),
-    "opkit_swiglu_forward": (_ST, [_T, _T, _T, _S]),
-    "opkit_swiglu_backward": (_ST, [_T, _T, _T, _T, _T, _S]),
-    "opkit_geglu_forward": (_ST, [_T, _T, c_int32, _T, _S]),
-    "opkit_geglu_backward": (_ST, [_T, _T, _T, c_int32, _T, _T, _S]),
-    "opkit_rope_forward": (_ST, [_T, _T, _T, _T, _S]),
-    "opkit_rope_backward": (_ST, [_T, _T, _T, _T, _S]),
-    "opkit_cross_entropy_forward": (_ST, [_T, _T, c_int64, c_float, c_int32, _T, _T, _T, _S]),
-    "opkit_cross_entropy_backward": (_ST, [_T, _T, _T, _T, c_int64, c_float, c_int32, _T, _S]),
-    "opkit_embedding_forward": (_ST, [_T, _T, _T, _S]),
-    "opkit_embedding_backward": (_ST, [_T, _T, c_int64, _T, _S]),
-    "opkit_matmul": (_ST, [_T, _T, _T, c_float, c_float, c_int32, c_int32, _S]),
-    "opkit_axpy": (_ST, [c_float, _T, _T, _S]),
+    "opkit_op_schema": (c_char_p, [c_int32]),
 }
 
 
@@ -112,7 +95,32 @@ def _load():
     for name, (restype, argtypes) in _PROTOTYPES.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = restype, argtypes
+    for name, params in _op_schemas(lib).items():
+        fn = getattr(lib, "opkit_" + name)
+        fn.restype, fn.argtypes = _ST, [_KIND_TYPES[kind] for kind, _ in params]
     return lib
 
 
+# The C type of each parameter kind of the op spec (spec/ops.h, opkit_op_schema).
+_KIND_TYPES = {"in": _T, "opt_in": _T, "index": _T, "out": _T, "opt_out": _T, "inout": _T,
+               "f32": c_float, "i32": c_int32, "i64": c_int64, "stream": _S}
+
+
+def _op_schemas(lib):
+    """{op name: [(kind, parameter name), ...]} from the loaded library's op spec, so the
+    ops' ctypes declarations always match the libopkit actually loaded."""
+    schemas = {}
+    for i in range(lib.opkit_op_count()):
+        text = lib.opkit_op_schema(i).decode()
+        name, _, rest = text.partition("(")
+        params = [tuple(p.split()) for p in rest.rstrip(")").split(", ") if p]
+        for kind, _ in params:
+            if kind not in _KIND_TYPES:
+                raise ImportError(f"opkit: op {name} has a parameter kind '{kind}' this binding "
+                                  "does not know; upgrade the opkit Python package")
+        schemas[name] = params
+    return schemas
+
+
 lib = _load()
+OP_SCHEMAS = _op_schemas(lib)

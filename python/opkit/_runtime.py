@@ -3,7 +3,7 @@ import ctypes
 from collections import namedtuple
 
 from ._errors import check
-from ._library import LOG_FN, Device, InitOptions, VendorInfo, lib
+from ._library import LOG_FN, OP_SCHEMAS, Device, InitOptions, VendorInfo, lib
 from ._tensors import DEVICE_ASCEND, DEVICE_CPU, DEVICE_CUDA, DEVICE_ROCM
 
 VENDOR_READY = 0
@@ -82,6 +82,12 @@ def op_names():
     return [lib.opkit_op_name(i).decode() for i in range(lib.opkit_op_count())]
 
 
+def op_schema(op_name):
+    """The op's parameters in C order as [(kind, name), ...], from the loaded library's op
+    spec: kinds are in, opt_in, index, out, opt_out, inout, f32, i32, i64 and stream."""
+    return list(OP_SCHEMAS[op_name])
+
+
 def op_resolve(op_name, device_type=DEVICE_CPU):
     """Who serves op_name on device_type: a vendor name, "default" or "host-fallback"."""
     who = ctypes.c_char_p()
@@ -151,4 +157,4 @@ def set_log_callback(fn):
     lib.opkit_set_log_callback(callback, None)
     _log_callback = callback
 
-__all__ = ['as_device', 'version', 'init', 'shutdown', 'vendors', 'op_names', 'op_resolve', 'device_count', 'malloc', 'free', 'memcpy', 'stream_create', 'stream_destroy', 'synchronize', 'set_log_level', 'set_log_callback', 'VENDOR_READY', 'VENDOR_NO_DEVICE', 'VENDOR_INCOMPATIBLE', 'VENDOR_LOAD_FAILED', 'VENDOR_INIT_FAILED', 'VENDOR_DISABLED', 'VendorState', 'LOG_TRACE', 'LOG_DEBUG', 'LOG_INFO', 'LOG_WARN', 'LOG_ERROR', 'LOG_OFF']
+__all__ = ['as_device', 'version', 'init', 'shutdown', 'vendors', 'op_names', 'op_schema', 'op_resolve', 'device_count', 'malloc', 'free', 'memcpy', 'stream_create', 'stream_destroy', 'synchronize', 'set_log_level', 'set_log_callback', 'VENDOR_READY', 'VENDOR_NO_DEVICE', 'VENDOR_INCOMPATIBLE', 'VENDOR_LOAD_FAILED', 'VENDOR_INIT_FAILED', 'VENDOR_DISABLED', 'VendorState', 'LOG_TRACE', 'LOG_DEBUG', 'LOG_INFO', 'LOG_WARN', 'LOG_ERROR', 'LOG_OFF']

@@ -17,6 +17,7 @@
 // Every variant that initializes writes "<name> init" to $FAKE_VENDOR_MARKER (when set),
 // so a test can prove that a vendor's code never ran. Each op call is counted per op and
 // readable through the exported fake_vendor_calls().
+#include "op_spec.hpp"
 #include "opkit_vendor.h"
 
 #include <atomic>
@@ -90,7 +91,8 @@ opkit_status softmax_rows(const opkit_tensor* x, opkit_tensor* y) {
 
 extern "C" {
 
-OPKIT_VENDOR_EXPORT const uint32_t opkit_vendor_abi_version = FAKE_ABI;
+// Exported through its declaration in opkit_vendor.h.
+const uint32_t opkit_vendor_abi_version = FAKE_ABI;
 
 OPKIT_VENDOR_EXPORT int fake_vendor_calls(void) { return g_calls.load(); }
 
@@ -121,34 +123,7 @@ OPKIT_VENDOR_EXPORT void opkit_vendor_shutdown(void) { mark("shutdown"); }
 
 OPKIT_VENDOR_EXPORT const char* opkit_vendor_last_error(void) { return "fake vendor: declined on purpose"; }
 
-OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_softmax_forward(const opkit_tensor* x, opkit_tensor* y,
-                                                              opkit_stream) {
-#ifdef FAKE_DECLINE_ODD
-    // Misbehaviour on request, to prove libopkit contains it: rows of 14 throw a C++
-    // exception across the C ABI, rows of 16 return a status that does not exist.
-    if (x->shape[x->ndim - 1] == 14) throw std::runtime_error("vendor bug");
-    if (x->shape[x->ndim - 1] == 16) return 42;
-    if (x->shape[x->ndim - 1] % 2) return OPKIT_ERROR_UNSUPPORTED;
-#endif
-    ++g_calls;
-    return softmax_rows(x, y);
-}
-
-#ifndef FAKE_ACCEL
-// Serving the CPU: one more op so that "a subset" is more than one.
-OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_axpy(float alpha, const opkit_tensor* x, opkit_tensor* y,
-                                                   opkit_stream) {
-    ++g_calls;
-    if (x->dtype.code != OPKIT_DTYPE_FLOAT || x->dtype.bits != 32 || x->strides || y->strides)
-        return OPKIT_ERROR_UNSUPPORTED;
-    int64_t n = 1;
-    for (int32_t i = 0; i < x->ndim; ++i) n *= x->shape[i];
-    const float* a = reinterpret_cast<const float*>(static_cast<const char*>(x->data) + x->byte_offset);
-    float* b = reinterpret_cast<float*>(static_cast<char*>(y->data) + y->byte_offset);
-    for (int64_t i = 0; i < n; ++i) b[i] += alpha * a[i];
-    return OPKIT_OK;
-}
-#else
+#ifdef FAKE_ACCEL
 // A pretend accelerator whose "device memory" is host memory.
 OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_malloc(opkit_device, size_t bytes, void** ptr) {
     *ptr = malloc(bytes ? bytes : 1);
@@ -172,3 +147,41 @@ OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_synchronize(opkit_device, opkit_st
 #endif
 
 }  // extern "C"
+
+// The ops, taking the spec's argument structs; their exported opkit_vendor_<op> symbols
+// are expanded from the op spec below, as the in-tree GPU vendors do.
+namespace {
+
+opkit_status softmax_forward(const opkit::args::softmax_forward& a) {
+#ifdef FAKE_DECLINE_ODD
+    // Misbehaviour on request, to prove libopkit contains it: rows of 14 throw a C++
+    // exception across the C ABI, rows of 16 return a status that does not exist.
+    if (a.x->shape[a.x->ndim - 1] == 14) throw std::runtime_error("vendor bug");
+    if (a.x->shape[a.x->ndim - 1] == 16) return 42;
+    if (a.x->shape[a.x->ndim - 1] % 2) return OPKIT_ERROR_UNSUPPORTED;
+#endif
+    ++g_calls;
+    return softmax_rows(a.x, a.y);
+}
+
+#ifndef FAKE_ACCEL
+// Serving the CPU: one more op so that "a subset" is more than one.
+opkit_status axpy(const opkit::args::axpy& a) {
+    ++g_calls;
+    if (a.x->dtype.code != OPKIT_DTYPE_FLOAT || a.x->dtype.bits != 32 || a.x->strides || a.y->strides)
+        return OPKIT_ERROR_UNSUPPORTED;
+    int64_t n = 1;
+    for (int32_t i = 0; i < a.x->ndim; ++i) n *= a.x->shape[i];
+    const float* src = reinterpret_cast<const float*>(static_cast<const char*>(a.x->data) + a.x->byte_offset);
+    float* dst = reinterpret_cast<float*>(static_cast<char*>(a.y->data) + a.y->byte_offset);
+    for (int64_t i = 0; i < n; ++i) dst[i] += a.alpha * src[i];
+    return OPKIT_OK;
+}
+#endif
+
+}  // namespace
+
+OPKIT_SPEC_DEFINE_ENTRY(OPKIT_VENDOR_EXPORT, opkit_vendor_, softmax_forward, softmax_forward)
+#ifndef FAKE_ACCEL
+OPKIT_SPEC_DEFINE_ENTRY(OPKIT_VENDOR_EXPORT, opkit_vendor_, axpy, axpy)
+#endif

@@ -14,6 +14,7 @@
 #include "cases.h"
 #include "compare.h"
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -33,6 +34,7 @@ struct Options {
     std::string vendor_name;  // --vendor NAME
     int32_t device_id = 0;
     int max_failures = 20;
+    bool list = false;  // --list: count the catalogue's cases per op, test nothing
     CatalogueOptions catalogue;
 };
 
@@ -40,10 +42,12 @@ void usage(FILE* f) {
     std::fprintf(f,
                  "usage: opkit-conformance [VENDOR.so] [--vendor NAME] [--device-id N] [--quick]\n"
                  "                         [--ops op,op] [--dtype f32,f16,bf16] [--max-failures N]\n"
+                 "       opkit-conformance --list [--quick] [--ops op,op] [--dtype ...]\n"
                  "Runs every op on a vendor against opkit's CPU defaults and prints a parity table.\n"
                  "Without VENDOR.so or --vendor, every READY vendor found (OPKIT_VENDOR_PATH, then the\n"
                  "install directory) is tested. Exit status: 0 all cases match, 1 a mismatch or error,\n"
-                 "2 bad usage or nothing to test, 77 the chosen vendor found no device.\n");
+                 "2 bad usage or nothing to test, 3 an op has no case in the catalogue (a bug of\n"
+                 "the tool), 77 the chosen vendor found no device. --list prints the case count per op.\n");
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -73,6 +77,8 @@ bool parse(int argc, char** argv, Options* o) {
         if (a == "-h" || a == "--help") {
             usage(stdout);
             std::exit(0);
+        } else if (a == "--list") {
+            o->list = true;
         } else if (a == "--quick") {
             o->catalogue.quick = true;
         } else if (a == "--vendor") {
@@ -176,6 +182,29 @@ struct OpRow {
     double worst = 0.0;
 };
 
+// Cases per op of the library (its op spec), for the ops the run selected. An op with
+// none is a bug of the catalogue (tools/conformance/cases.cpp): reported, and the run
+// fails with status 3, so an op added to the spec fails conformance until it has cases.
+std::map<std::string, int> cases_per_op(const Options& opt, const std::vector<std::unique_ptr<Case>>& cases,
+                                        bool* complete) {
+    std::map<std::string, int> count;
+    *complete = true;
+    for (int32_t k = 0; k < opkit_op_count(); ++k) {
+        const std::string op = opkit_op_name(k);
+        const auto& want = opt.catalogue.ops;
+        if (!want.empty() && std::find(want.begin(), want.end(), op) == want.end()) continue;
+        int n = 0;
+        for (const auto& c : cases) n += c->op == op ? 1 : 0;
+        count[op] = n;
+        if (n == 0) {
+            std::printf("opkit-conformance: op %s has no case in the catalogue (tools/conformance/cases.cpp)\n",
+                        op.c_str());
+            *complete = false;
+        }
+    }
+    return count;
+}
+
 // Runs the catalogue on one vendor; returns the number of failed cases (or -1 when the
 // run itself could not happen).
 int test_vendor(const Options& opt, const VendorRecord& v, const char* vendor_path, const std::string& all_names) {
@@ -197,7 +226,10 @@ int test_vendor(const Options& opt, const VendorRecord& v, const char* vendor_pa
         opkit_shutdown();
         return -1;
     }
+    bool complete = true;
+    cases_per_op(opt, cases, &complete);
     opkit_shutdown();
+    if (!complete) return -3;
 
     // 3. the vendor alone
     std::map<std::string, OpRow> table;
@@ -329,6 +361,26 @@ int main(int argc, char** argv) {
     for (const VendorRecord& v : found)
         if (!v.name.empty()) all_names += (all_names.empty() ? "" : ",") + v.name;
 
+    if (opt.list) {  // the catalogue alone, built on the CPU defaults (every vendor disabled)
+        if (init_with(vendor_path, nullptr, all_names.c_str()) != OPKIT_OK) {
+            std::printf("cannot initialize opkit: %s\n", opkit_last_error_message());
+            return 1;
+        }
+        std::vector<std::unique_ptr<Case>> cases;
+        try {
+            cases = build_catalogue(opt.catalogue);
+        } catch (const std::exception& e) {
+            std::printf("%s\n", e.what());
+            opkit_shutdown();
+            return 1;
+        }
+        bool complete = true;
+        const std::map<std::string, int> count = cases_per_op(opt, cases, &complete);
+        opkit_shutdown();
+        for (const auto& [op, n] : count) std::printf("%-24s %6d cases\n", op.c_str(), n);
+        return complete ? 0 : 3;
+    }
+
     std::vector<VendorRecord> under_test;
     for (const VendorRecord& v : found) {
         const bool chosen = !file.empty() ? real(v.path) == file
@@ -353,6 +405,7 @@ int main(int argc, char** argv) {
     int status = 0;
     for (const VendorRecord& v : under_test) {
         const int failed = test_vendor(opt, v, vendor_path, all_names);
+        if (failed == -3) return 3;
         if (failed != 0) status = 1;
     }
     return status;
