@@ -9,9 +9,23 @@ using namespace opkit;
 
 extern "C" OPKIT_API uint32_t opkit_version(void) { return OPKIT_VERSION_NUMBER; }
 
+// Functions that return a count have no status to report a failure with: any failure
+// (initialization failed, an exception) is 0, with the thread's message set.
+template <class F>
+int32_t count_or_zero(const char* where, F&& f) noexcept {
+    int32_t n = 0;
+    const opkit_status s = guard(where, [&]() -> opkit_status {
+        n = f();
+        return OPKIT_OK;
+    });
+    return s == OPKIT_OK ? n : 0;
+}
+
 extern "C" OPKIT_API int32_t opkit_vendor_count(void) {
-    Runtime* rt = runtime();
-    return rt ? int32_t(rt->vendors.size()) : 0;
+    return count_or_zero("opkit_vendor_count", [] {
+        Runtime* rt = runtime();
+        return rt ? int32_t(rt->vendors.size()) : 0;
+    });
 }
 
 extern "C" OPKIT_API opkit_status opkit_vendor_get_info(int32_t index, opkit_vendor_info* info) {
@@ -83,8 +97,10 @@ extern "C" OPKIT_API opkit_status opkit_op_resolve(const char* op_name, int32_t 
 }
 
 extern "C" OPKIT_API int32_t opkit_device_count(int32_t device_type) {
-    Runtime* rt = runtime();
-    if (!rt) return 0;
-    const DeviceEntry* d = rt->device(canonical_device_type(device_type));
-    return d ? d->device_count : 0;
+    return count_or_zero("opkit_device_count", [&] {
+        Runtime* rt = runtime();
+        if (!rt) return 0;
+        const DeviceEntry* d = rt->device(canonical_device_type(device_type));
+        return d ? d->device_count : 0;
+    });
 }

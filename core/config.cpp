@@ -79,6 +79,7 @@ opkit_status read_settings(const opkit_init_options* o, Settings* out) {
                         "OPKIT_LOG_OFF (5) or -1 (environment)",
                         int(o->log_level));
         s.log_level = o->log_level;
+        s.log_level_from_options = true;
     } else if (const char* lv = env("OPKIT_LOG_LEVEL")) {
         const int32_t parsed = log_level_from_string(lv);
         if (parsed < 0)

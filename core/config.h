@@ -15,6 +15,7 @@ struct Settings {
     std::vector<std::string> vendors_disable;  // OPKIT_VENDORS_DISABLE
     bool host_fallback = false;                // OPKIT_HOST_FALLBACK
     int32_t log_level = OPKIT_LOG_WARN;        // OPKIT_LOG_LEVEL
+    bool log_level_from_options = false;       // opkit_init_options::log_level was given
     int32_t num_threads = 0;                   // OPKIT_NUM_THREADS; 0 = hardware threads
 };
 

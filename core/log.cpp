@@ -64,6 +64,7 @@ struct Logging {
     std::shared_ptr<CallbackSink> sink = std::make_shared<CallbackSink>();
     spdlog::logger logger{"opkit", sink};
     std::atomic<int32_t> level{OPKIT_LOG_WARN};
+    std::atomic<bool> level_from_application{false};
     Logging() {
         logger.set_level(spdlog::level::trace);  // filtering happens on `level`
         logger.set_error_handler([](const std::string&) {});  // never throw from logging
@@ -106,6 +107,8 @@ void set_log_level(int32_t level) {
     logging().level.store(level, std::memory_order_relaxed);
 }
 
+bool log_level_set_by_application() { return logging().level_from_application.load(); }
+
 int32_t log_level_from_string(const char* s) {
     if (!s) return -1;
     static const char* const names[] = {"trace", "debug", "info", "warn", "error", "off"};
@@ -118,7 +121,13 @@ int32_t log_level_from_string(const char* s) {
 
 }  // namespace opkit
 
-extern "C" OPKIT_API void opkit_set_log_level(int32_t level) { opkit::set_log_level(level); }
+extern "C" OPKIT_API void opkit_set_log_level(int32_t level) {
+    try {
+        opkit::set_log_level(level);
+        opkit::logging().level_from_application.store(true);
+    } catch (...) {  // logging() allocates on first use
+    }
+}
 
 extern "C" OPKIT_API void opkit_set_log_callback(opkit_log_fn fn, void* user_data) {
     try {

@@ -12,6 +12,8 @@ namespace opkit {
 void log_message(int32_t level, const std::string& message);
 bool log_enabled(int32_t level);
 void set_log_level(int32_t level);
+// True once the application called opkit_set_log_level (initialization then keeps it).
+bool log_level_set_by_application();
 int32_t log_level_from_string(const char* s);  // "warn" -> OPKIT_LOG_WARN; -1 if unknown
 
 // printf-style convenience; formats only when the level is enabled.

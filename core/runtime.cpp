@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 
 namespace opkit {
 namespace {
@@ -81,9 +82,13 @@ void build_candidates(Runtime& rt) {
 
 opkit_status do_init(const opkit_init_options* options) {
     const auto t0 = std::chrono::steady_clock::now();
+    if (testing::throw_in_next_init.exchange(false)) throw std::runtime_error("fault injected by a test");
     auto rt = std::make_unique<Runtime>();
     OPKIT_TRY(read_settings(options, &rt->settings));
-    set_log_level(rt->settings.log_level);
+    // A level the application set with opkit_set_log_level before this (implicit) init
+    // stays: only an explicit init option replaces it (the environment does not).
+    if (rt->settings.log_level_from_options || !log_level_set_by_application())
+        set_log_level(rt->settings.log_level);
     cpu::set_num_threads(rt->settings.num_threads);
 
     loader::Config lc;
@@ -123,13 +128,18 @@ opkit_status do_init(const opkit_init_options* options) {
 
 Runtime* runtime_if_initialized() { return g_runtime.load(std::memory_order_acquire); }
 
+namespace testing {
+std::atomic<bool> throw_in_next_init{false};
+}
+
 Runtime* runtime() {
     Runtime* rt = g_runtime.load(std::memory_order_acquire);
     if (rt) return rt;
     std::lock_guard<std::mutex> lock(g_init_mutex);
     rt = g_runtime.load(std::memory_order_acquire);
     if (rt) return rt;
-    if (do_init(nullptr) != OPKIT_OK) {
+    // Callers outside a guard (opkit_vendor_count, ...) rely on this never throwing.
+    if (guard("implicit initialization", [] { return do_init(nullptr); }) != OPKIT_OK) {
         prefix_error("implicit initialization failed: ");
         return nullptr;
     }

@@ -57,6 +57,12 @@ Runtime* runtime();
 // The runtime if initialized, else nullptr (never initializes).
 Runtime* runtime_if_initialized();
 
+// Fault injection for the tests (never reachable through the public API): the next
+// initialization throws, as an allocation failure inside it would.
+namespace testing {
+extern std::atomic<bool> throw_in_next_init;
+}
+
 // DLPack's kDLExtDev (12), which torch_npu exports, is Ascend.
 inline int32_t canonical_device_type(int32_t t) { return t == 12 ? OPKIT_DEVICE_ASCEND : t; }
 const char* device_type_name(int32_t device_type);  // "cpu", "cuda", ... or "device 16"

@@ -160,3 +160,37 @@ TEST_CASE("16 threads racing the first call - then calling ops concurrently") {
     for (auto& th : threads) th.join();
     CHECK(failures.load() == 0);
 }
+
+TEST_CASE("a log level and callback set before the first call survive its initialization", "[runtime][log]") {
+    opkit_shutdown();
+    Captured c;
+    // ctest runs this binary with OPKIT_LOG_LEVEL=error: the application's own call wins
+    // over the environment, which only sets the default.
+    opkit_set_log_level(OPKIT_LOG_DEBUG);
+    opkit_set_log_callback(capture, &c);
+    CHECK(opkit_vendor_count() >= 0);  // the first call initializes implicitly
+    bool saw_init = false;
+    {
+        std::lock_guard<std::mutex> lock(c.m);
+        for (const auto& r : c.records)
+            saw_init = saw_init || (r.first == OPKIT_LOG_DEBUG && r.second.find("initialized in") != std::string::npos);
+    }
+    CHECK(saw_init);
+
+    // An explicit init option replaces the application's earlier level.
+    opkit_shutdown();
+    {
+        std::lock_guard<std::mutex> lock(c.m);
+        c.records.clear();
+    }
+    opkit_init_options o = default_options();
+    o.log_level = OPKIT_LOG_ERROR;
+    REQUIRE(opkit_init(&o) == OPKIT_OK);
+    {
+        std::lock_guard<std::mutex> lock(c.m);
+        CHECK(c.records.empty());
+    }
+    opkit_set_log_callback(nullptr, nullptr);
+    opkit_set_log_level(OPKIT_LOG_WARN);
+    opkit_shutdown();
+}
