@@ -3,6 +3,8 @@
 // types and prototypes at compile time only; nothing is linked.
 #pragma once
 
+#include "gpu/host/gpu_runtime.h"
+
 #include <cublasLt.h>
 
 #include <string>
@@ -36,5 +38,8 @@ const CublasLt* cublaslt(std::string* why);
 
 // "CUBLAS_STATUS_NOT_SUPPORTED (the functionality requested is not supported)".
 std::string lt_error_text(cublasStatus_t s);
+
+// The runtime's blas_matmul (matmul.cpp): one matmul on d (current), cuBLASLt loaded.
+opkit_status lt_matmul(opkit_gpu::Device& d, const opkit_gpu::BlasMatmul& m);
 
 }  // namespace opkit_cuda

@@ -1,8 +1,9 @@
 #include "tensor_args.h"
 
+#include "gpu_runtime.h"
 #include "status.h"
 
-namespace opkit_cuda {
+namespace opkit_gpu {
 
 int float_type(const opkit_tensor* t) {
     const opkit_dtype d = t->dtype;
@@ -104,10 +105,10 @@ opkit_status check_element_aligned(const char* op, const char* what, const opkit
     if (es > 1 && reinterpret_cast<uintptr_t>(base_of(t)) % es != 0)
         return fail(OPKIT_ERROR_UNSUPPORTED,
                     "%s: %s starts at %p (data + byte_offset %llu), which is not a multiple of its "
-                    "%zu-byte element; the cuda vendor needs element-aligned tensors",
+                    "%zu-byte element; the %s vendor needs element-aligned tensors",
                     op, what, static_cast<void*>(base_of(t)),
-                    static_cast<unsigned long long>(t->byte_offset), es);
+                    static_cast<unsigned long long>(t->byte_offset), es, runtime().vendor());
     return OPKIT_OK;
 }
 
-}  // namespace opkit_cuda
+}  // namespace opkit_gpu

@@ -12,7 +12,7 @@
 
 namespace {
 
-using namespace opkit_cuda;
+using namespace opkit_gpu;
 
 const char* const kFwd[3] = OPK_DTYPE_NAMES("opk_emb_fwd");
 const char* const kInit[3] = OPK_DTYPE_NAMES("opk_emb_bwd_init");
@@ -33,60 +33,63 @@ size_t group_grid(const Device& d, int64_t rows, int64_t packs) {
 
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-opkit_status forward(const opkit_tensor* weight, const opkit_tensor* ids, opkit_tensor* y, opkit_stream stream) {
+}  // namespace
+
+namespace opkit_gpu {
+
+opkit_status run(const args::embedding_forward& call) {
     const char* op = "embedding_forward";
     int type;
-    OPKIT_CUDA_TRY(need_float(op, weight, &type));
-    OPKIT_CUDA_TRY(check_element_aligned(op, "weight", weight));
-    OPKIT_CUDA_TRY(check_element_aligned(op, "ids", ids));
-    OPKIT_CUDA_TRY(check_element_aligned(op, "y", y));
-    const int64_t count = numel(ids), D = weight->shape[1];
+    OPKIT_GPU_TRY(need_float(op, call.weight, &type));
+    OPKIT_GPU_TRY(check_element_aligned(op, "weight", call.weight));
+    OPKIT_GPU_TRY(check_element_aligned(op, "ids", call.ids));
+    OPKIT_GPU_TRY(check_element_aligned(op, "y", call.y));
+    const int64_t count = numel(call.ids), D = call.weight->shape[1];
     if (count == 0 || D == 0) return OPKIT_OK;
     DeviceScope scope;
-    OPKIT_CUDA_TRY(scope.enter(weight->device.device_id));
+    OPKIT_GPU_TRY(scope.enter(call.weight->device.device_id));
     Device& d = scope.dev();
-    const int64_t es = int64_t(element_size(weight));
+    const int64_t es = int64_t(element_size(call.weight));
     opk::EmbeddingArgs a{};
-    a.weight = base_of(weight);
-    a.weight_stride = stride_of(weight, 0);
+    a.weight = base_of(call.weight);
+    a.weight_stride = stride_of(call.weight, 0);
     a.weight_vec = aligned16(a.weight) && (a.weight_stride * es) % 16 == 0;
-    a.ids64 = ids->dtype.bits == 64;
-    a.ids = rows_view(ids, ids->ndim);
-    a.rows = rows_view(y, y->ndim - 1);
+    a.ids64 = call.ids->dtype.bits == 64;
+    a.ids = rows_view(call.ids, call.ids->ndim);
+    a.rows = rows_view(call.y, call.y->ndim - 1);
     a.count = count;
-    a.V = weight->shape[0];
+    a.V = call.weight->shape[0];
     a.D = D;
     const int64_t packs = count * ((D + 16 / es - 1) / (16 / es));
-    return launch(d, Module::embedding, kFwd[type], pack_grid(d, packs), 256, as_stream(stream), a);
+    return launch(d, Module::embedding, kFwd[type], pack_grid(d, packs), 256, call.stream, a);
 }
 
-opkit_status backward(const opkit_tensor* dy, const opkit_tensor* ids, int64_t padding_idx, opkit_tensor* dweight,
-                      opkit_stream stream) {
+opkit_status run(const args::embedding_backward& call) {
     const char* op = "embedding_backward";
     int type;
-    OPKIT_CUDA_TRY(need_float(op, dweight, &type));
-    OPKIT_CUDA_TRY(check_element_aligned(op, "dy", dy));
-    OPKIT_CUDA_TRY(check_element_aligned(op, "ids", ids));
-    OPKIT_CUDA_TRY(check_element_aligned(op, "dweight", dweight));
-    const int64_t V = dweight->shape[0], D = dweight->shape[1], count = numel(ids);
+    OPKIT_GPU_TRY(need_float(op, call.dweight, &type));
+    OPKIT_GPU_TRY(check_element_aligned(op, "dy", call.dy));
+    OPKIT_GPU_TRY(check_element_aligned(op, "ids", call.ids));
+    OPKIT_GPU_TRY(check_element_aligned(op, "dweight", call.dweight));
+    const int64_t V = call.dweight->shape[0], D = call.dweight->shape[1], count = numel(call.ids);
     if (V == 0 || D == 0) return OPKIT_OK;
     DeviceScope scope;
-    OPKIT_CUDA_TRY(scope.enter(dweight->device.device_id));
+    OPKIT_GPU_TRY(scope.enter(call.dweight->device.device_id));
     Device& d = scope.dev();
-    const CUstream s = as_stream(stream);
-    const int64_t es = int64_t(element_size(dweight));
+    const opkit_stream s = call.stream;
+    const int64_t es = int64_t(element_size(call.dweight));
     const int64_t packs = (D + 16 / es - 1) / (16 / es);
-    const int64_t row_stride = stride_of(dweight, 0);
+    const int64_t row_stride = stride_of(call.dweight, 0);
 
     opk::EmbeddingArgs a{};
-    a.ids64 = ids->dtype.bits == 64;
-    a.ids = rows_view(ids, ids->ndim);
-    a.rows = rows_view(dy, dy->ndim - 1);
-    a.dweight = rows_view(dweight, 1);
+    a.ids64 = call.ids->dtype.bits == 64;
+    a.ids = rows_view(call.ids, call.ids->ndim);
+    a.rows = rows_view(call.dy, call.dy->ndim - 1);
+    a.dweight = rows_view(call.dweight, 1);
     a.count = count;
     a.V = V;
     a.D = D;
-    a.padding_idx = padding_idx;
+    a.padding_idx = call.padding_idx;
     // f32 sums repeated ids in dweight itself where its rows do not overlap; otherwise
     // fp32 scratch rows, one per repeated id, padded to 16 bytes.
     a.acc_is_dweight = type == 0 && (V == 1 || row_stride >= D);
@@ -96,7 +99,7 @@ opkit_status backward(const opkit_tensor* dy, const opkit_tensor* ids, int64_t p
     const int64_t acc_stride = (D + 3) / 4 * 4;
     Scratch scratch(d, s);
     void* mem = nullptr;
-    OPKIT_CUDA_TRY(scratch.alloc(map_bytes + 2 * list_bytes + size_t(acc_rows) * size_t(acc_stride) * 4, &mem));
+    OPKIT_GPU_TRY(scratch.alloc(map_bytes + 2 * list_bytes + size_t(acc_rows) * size_t(acc_stride) * 4, &mem));
     char* base = static_cast<char*>(mem);
     a.owner = reinterpret_cast<unsigned long long*>(base);
     a.tag = a.owner + V;
@@ -104,7 +107,7 @@ opkit_status backward(const opkit_tensor* dy, const opkit_tensor* ids, int64_t p
     a.owners = reinterpret_cast<unsigned long long*>(base + map_bytes);
     a.others = reinterpret_cast<unsigned long long*>(base + map_bytes + list_bytes);
     if (a.acc_is_dweight) {
-        a.acc = reinterpret_cast<float*>(base_of(dweight));
+        a.acc = reinterpret_cast<float*>(base_of(call.dweight));
         a.acc_stride = V == 1 ? D : row_stride;
         a.acc_vec = a.dweight.vec;
     } else {
@@ -112,32 +115,18 @@ opkit_status backward(const opkit_tensor* dy, const opkit_tensor* ids, int64_t p
         a.acc_stride = acc_stride;
         a.acc_vec = 1;
     }
-    OPKIT_CU_TRY(drv().cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(a.owner), 0xffffffffu, size_t(V) * 2, s));
-    OPKIT_CU_TRY(drv().cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(a.tag), 0, size_t(V) * 2 + 6, s));
+    OPKIT_GPU_TRY(runtime().memset_d32_async(a.owner, 0xffffffffu, size_t(V) * 2, s));
+    OPKIT_GPU_TRY(runtime().memset_d32_async(a.tag, 0, size_t(V) * 2 + 6, s));
     if (count > 0) {
         const size_t grid = pack_grid(d, count);
-        OPKIT_CUDA_TRY(launch(d, Module::embedding, kMark, grid, 256, s, a));
-        OPKIT_CUDA_TRY(launch(d, Module::embedding, kClassify, grid, 256, s, a));
+        OPKIT_GPU_TRY(launch(d, Module::embedding, kMark, grid, 256, s, a));
+        OPKIT_GPU_TRY(launch(d, Module::embedding, kClassify, grid, 256, s, a));
         // Sized for every position being listed; blocks past the lists' ends return at once.
         const size_t rows_grid = group_grid(d, count, packs);
-        OPKIT_CUDA_TRY(launch(d, Module::embedding, kInit[type], rows_grid, 256, s, a));
-        OPKIT_CUDA_TRY(launch(d, Module::embedding, kAdd[type], rows_grid, 256, s, a));
+        OPKIT_GPU_TRY(launch(d, Module::embedding, kInit[type], rows_grid, 256, s, a));
+        OPKIT_GPU_TRY(launch(d, Module::embedding, kAdd[type], rows_grid, 256, s, a));
     }
     return launch(d, Module::embedding, kWrite[type], group_grid(d, V, packs), 256, s, a);
 }
 
-}  // namespace
-
-extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_embedding_forward(const opkit_tensor* weight,
-                                                                           const opkit_tensor* ids, opkit_tensor* y,
-                                                                           opkit_stream stream) {
-    return guarded("embedding_forward", [&] { return forward(weight, ids, y, stream); });
-}
-
-extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_embedding_backward(const opkit_tensor* dy,
-                                                                            const opkit_tensor* ids,
-                                                                            int64_t padding_idx,
-                                                                            opkit_tensor* dweight,
-                                                                            opkit_stream stream) {
-    return guarded("embedding_backward", [&] { return backward(dy, ids, padding_idx, dweight, stream); });
-}
+}  // namespace opkit_gpu

@@ -5,19 +5,19 @@
 
 namespace {
 
-using namespace opkit_cuda;
+using namespace opkit_gpu;
 
 const char* const kRope[3] = OPK_DTYPE_NAMES("opk_rope");
 
-opkit_status run(const char* op, bool backward, const opkit_tensor* x, const opkit_tensor* cos,
+opkit_status run_rope(const char* op, bool backward, const opkit_tensor* x, const opkit_tensor* cos,
                  const opkit_tensor* sin, opkit_tensor* y, opkit_stream stream) {
     int type;
-    OPKIT_CUDA_TRY(need_float(op, x, &type));
+    OPKIT_GPU_TRY(need_float(op, x, &type));
     for (const opkit_tensor* t : {x, cos, sin, static_cast<const opkit_tensor*>(y)})
-        OPKIT_CUDA_TRY(check_element_aligned(op, t == x ? (backward ? "dy" : "x") : t == y ? (backward ? "dx" : "y") : t == cos ? "cos" : "sin", t));
+        OPKIT_GPU_TRY(check_element_aligned(op, t == x ? (backward ? "dy" : "x") : t == y ? (backward ? "dx" : "y") : t == cos ? "cos" : "sin", t));
     if (numel(x) == 0) return OPKIT_OK;
     DeviceScope scope;
-    OPKIT_CUDA_TRY(scope.enter(x->device.device_id));
+    OPKIT_GPU_TRY(scope.enter(x->device.device_id));
     Device& d = scope.dev();
     opk::RopeArgs a{};
     a.x = base_of(x);
@@ -57,19 +57,19 @@ opkit_status run(const char* op, bool backward, const opkit_tensor* x, const opk
     a.width = int32_t(width);
     a.groups = int32_t(groups);
     const size_t grid = size_t(std::min<int64_t>((positions + per_block - 1) / per_block, int64_t(d.sm_count) * 64));
-    return launch(d, Module::rope, kRope[type], grid, unsigned(width * groups * per_block), as_stream(stream), a);
+    return launch(d, Module::rope, kRope[type], grid, unsigned(width * groups * per_block), stream, a);
 }
 
 }  // namespace
 
-extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_rope_forward(const opkit_tensor* x, const opkit_tensor* cos,
-                                                                      const opkit_tensor* sin, opkit_tensor* y,
-                                                                      opkit_stream stream) {
-    return guarded("rope_forward", [&] { return run("rope_forward", false, x, cos, sin, y, stream); });
+namespace opkit_gpu {
+
+opkit_status run(const args::rope_forward& call) {
+    return run_rope("rope_forward", false, call.x, call.cos, call.sin, call.y, call.stream);
 }
 
-extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_rope_backward(const opkit_tensor* dy, const opkit_tensor* cos,
-                                                                       const opkit_tensor* sin, opkit_tensor* dx,
-                                                                       opkit_stream stream) {
-    return guarded("rope_backward", [&] { return run("rope_backward", true, dy, cos, sin, dx, stream); });
+opkit_status run(const args::rope_backward& call) {
+    return run_rope("rope_backward", true, call.dy, call.cos, call.sin, call.dx, call.stream);
 }
+
+}  // namespace opkit_gpu

@@ -4,7 +4,7 @@
 
 namespace {
 
-using namespace opkit_cuda;
+using namespace opkit_gpu;
 
 const char* const kRmsFwd[3][3] = OPK_ROW_NAMES("opk_rms_fwd");
 const char* const kRmsBwd[3][3] = OPK_ROW_NAMES("opk_rms_bwd");
@@ -13,7 +13,7 @@ const char* const kLnBwd[3][3] = OPK_ROW_NAMES("opk_ln_bwd");
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
 
 opkit_status check_all(const char* op, std::initializer_list<std::pair<const char*, const opkit_tensor*>> ts) {
-    for (const auto& [name, t] : ts) OPKIT_CUDA_TRY(check_element_aligned(op, name, t));
+    for (const auto& [name, t] : ts) OPKIT_GPU_TRY(check_element_aligned(op, name, t));
     return OPKIT_OK;
 }
 
@@ -21,12 +21,12 @@ opkit_status forward(const char* op, bool layer, const opkit_tensor* x, const op
                      const opkit_tensor* bias, float eps, float weight_offset, opkit_tensor* y,
                      opkit_tensor* mean, opkit_tensor* rstd, opkit_stream stream) {
     int type;
-    OPKIT_CUDA_TRY(need_float(op, x, &type));
-    OPKIT_CUDA_TRY(check_all(op, {{"x", x}, {"weight", weight}, {"bias", bias}, {"y", y}, {"mean", mean}, {"rstd", rstd}}));
+    OPKIT_GPU_TRY(need_float(op, x, &type));
+    OPKIT_GPU_TRY(check_all(op, {{"x", x}, {"weight", weight}, {"bias", bias}, {"y", y}, {"mean", mean}, {"rstd", rstd}}));
     const int64_t rows = rows_of(x), n = inner_of(x);
     if (rows == 0) return OPKIT_OK;
     DeviceScope scope;
-    OPKIT_CUDA_TRY(scope.enter(x->device.device_id));
+    OPKIT_GPU_TRY(scope.enter(x->device.device_id));
     Device& d = scope.dev();
     opk::NormArgs a{};
     a.x = rows_view(x, x->ndim - 1);
@@ -42,7 +42,7 @@ opkit_status forward(const char* op, bool layer, const opkit_tensor* x, const op
     a.eps = eps;
     a.weight_offset = weight_offset;
     const RowPlan p = plan_rows(d, rows, n, element_size(x), opk::kRowConfigs, 0);
-    return launch_rows(d, Module::norms, layer ? kLnFwd[type] : kRmsFwd[type], p, as_stream(stream), a);
+    return launch_rows(d, Module::norms, layer ? kLnFwd[type] : kRmsFwd[type], p, stream, a);
 }
 
 // dweight / dbias are [n] and contiguous (innermost stride 1, one dimension).
@@ -51,20 +51,20 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
                       float weight_offset, opkit_tensor* dx, opkit_tensor* dweight, opkit_tensor* dbias,
                       opkit_stream stream) {
     int type;
-    OPKIT_CUDA_TRY(need_float(op, x, &type));
-    OPKIT_CUDA_TRY(check_all(op, {{"dy", dy}, {"x", x}, {"weight", weight}, {"mean", mean}, {"rstd", rstd},
+    OPKIT_GPU_TRY(need_float(op, x, &type));
+    OPKIT_GPU_TRY(check_all(op, {{"dy", dy}, {"x", x}, {"weight", weight}, {"mean", mean}, {"rstd", rstd},
                                   {"dx", dx}, {"dweight", dweight}, {"dbias", dbias}}));
     const int64_t rows = rows_of(x), n = inner_of(x);
     const int arrays = (dweight ? 1 : 0) + (dbias ? 1 : 0);
     if (n == 0 || (rows == 0 && arrays == 0)) return OPKIT_OK;
     DeviceScope scope;
-    OPKIT_CUDA_TRY(scope.enter(x->device.device_id));
+    OPKIT_GPU_TRY(scope.enter(x->device.device_id));
     Device& d = scope.dev();
-    const CUstream s = as_stream(stream);
+    const opkit_stream s = stream;
     const size_t es = element_size(x);
     if (rows == 0) {  // no rows: the sums over rows are zero
         for (opkit_tensor* t : {dweight, dbias})
-            if (t) OPKIT_CU_TRY(drv().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(base_of(t)), 0, size_t(n) * es, s));
+            if (t) OPKIT_GPU_TRY(runtime().memset_d8_async(base_of(t), 0, size_t(n) * es, s));
         return OPKIT_OK;
     }
     // Row groups sum dweight/dbias in shared memory ([layer ? 2 : 1][rows per block][n]
@@ -82,7 +82,7 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
         // Layout the kernels expect: [groups][n] dweight partials, then [groups][n] dbias.
         const size_t bytes = size_t(p.groups) * size_t(n) * sizeof(float) * (layer ? 2 : 1);
         void* mem = nullptr;
-        OPKIT_CUDA_TRY(scratch.alloc(bytes, &mem));
+        OPKIT_GPU_TRY(scratch.alloc(bytes, &mem));
         partial = static_cast<float*>(mem);
     }
     opk::NormArgs a{};
@@ -100,52 +100,41 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     a.want_dweight = dweight != nullptr;
     a.want_dbias = dbias != nullptr;
     a.shared_sums = p.smem > 0;
-    OPKIT_CUDA_TRY(launch_rows(d, Module::norms, layer ? kLnBwd[type] : kRmsBwd[type], p, s, a));
+    OPKIT_GPU_TRY(launch_rows(d, Module::norms, layer ? kLnBwd[type] : kRmsBwd[type], p, s, a));
     const size_t col_grid = ceil_div(size_t(n), opk::kColumnSumColumns);
     if (dweight) {
         const opk::ColumnSumArgs c{partial, p.groups, n, base_of(dweight)};
-        OPKIT_CUDA_TRY(launch(d, Module::norms, kColumnSum[type], col_grid, opk::kColumnSumThreads, s, c));
+        OPKIT_GPU_TRY(launch(d, Module::norms, kColumnSum[type], col_grid, opk::kColumnSumThreads, s, c));
     }
     if (dbias) {
         const opk::ColumnSumArgs c{partial + size_t(p.groups) * size_t(n), p.groups, n, base_of(dbias)};
-        OPKIT_CUDA_TRY(launch(d, Module::norms, kColumnSum[type], col_grid, opk::kColumnSumThreads, s, c));
+        OPKIT_GPU_TRY(launch(d, Module::norms, kColumnSum[type], col_grid, opk::kColumnSumThreads, s, c));
     }
     return OPKIT_OK;
 }
 
 }  // namespace
 
-extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_rms_norm_forward(
-    const opkit_tensor* x, const opkit_tensor* weight, float eps, float weight_offset, opkit_tensor* y,
-    opkit_tensor* rstd, opkit_stream stream) {
-    return guarded("rms_norm_forward", [&] {
-        return forward("rms_norm_forward", false, x, weight, nullptr, eps, weight_offset, y, nullptr, rstd, stream);
-    });
+namespace opkit_gpu {
+
+opkit_status run(const args::rms_norm_forward& call) {
+    return forward("rms_norm_forward", false, call.x, call.weight, nullptr, call.eps, call.weight_offset, call.y,
+                   nullptr, call.rstd, call.stream);
 }
 
-extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_rms_norm_backward(
-    const opkit_tensor* dy, const opkit_tensor* x, const opkit_tensor* weight, const opkit_tensor* rstd,
-    float weight_offset, opkit_tensor* dx, opkit_tensor* dweight, opkit_stream stream) {
-    return guarded("rms_norm_backward", [&] {
-        return backward("rms_norm_backward", false, dy, x, weight, nullptr, rstd, weight_offset, dx, dweight,
-                        nullptr, stream);
-    });
+opkit_status run(const args::rms_norm_backward& call) {
+    return backward("rms_norm_backward", false, call.dy, call.x, call.weight, nullptr, call.rstd,
+                    call.weight_offset, call.dx, call.dweight, nullptr, call.stream);
 }
 
-extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_layer_norm_forward(
-    const opkit_tensor* x, const opkit_tensor* weight, const opkit_tensor* bias, float eps, opkit_tensor* y,
-    opkit_tensor* mean, opkit_tensor* rstd, opkit_stream stream) {
-    return guarded("layer_norm_forward", [&] {
-        return forward("layer_norm_forward", true, x, weight, bias, eps, 0.0f, y, mean, rstd, stream);
-    });
+opkit_status run(const args::layer_norm_forward& call) {
+    return forward("layer_norm_forward", true, call.x, call.weight, call.bias, call.eps, 0.0f, call.y, call.mean,
+                   call.rstd, call.stream);
 }
 
-extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_layer_norm_backward(
-    const opkit_tensor* dy, const opkit_tensor* x, const opkit_tensor* weight, const opkit_tensor* mean,
-    const opkit_tensor* rstd, opkit_tensor* dx, opkit_tensor* dweight, opkit_tensor* dbias,
-    opkit_stream stream) {
-    return guarded("layer_norm_backward", [&] {
-        return backward("layer_norm_backward", true, dy, x, weight, mean, rstd, 0.0f, dx, dweight, dbias,
-                        stream);
-    });
+opkit_status run(const args::layer_norm_backward& call) {
+    return backward("layer_norm_backward", true, call.dy, call.x, call.weight, call.mean, call.rstd, 0.0f, call.dx,
+                    call.dweight, call.dbias, call.stream);
 }
+
+}  // namespace opkit_gpu

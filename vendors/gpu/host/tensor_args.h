@@ -4,13 +4,13 @@
 // collapsing strides so the kernels rarely have to divide.
 #pragma once
 
-#include "../gpu/kernel_params.h"
+#include "../kernel_params.h"
 #include "opkit_vendor.h"
 
 #include <cstddef>
 #include <cstdint>
 
-namespace opkit_cuda {
+namespace opkit_gpu {
 
 // 0 = f32, 1 = f16, 2 = bf16 (the index into the kernel name tables); -1 otherwise.
 int float_type(const opkit_tensor* t);
@@ -37,4 +37,4 @@ bool aligned16(const void* p);
 // a misaligned element. NULL tensors pass. `what` names the argument in the message.
 opkit_status check_element_aligned(const char* op, const char* what, const opkit_tensor* t);
 
-}  // namespace opkit_cuda
+}  // namespace opkit_gpu

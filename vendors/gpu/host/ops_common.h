@@ -1,17 +1,16 @@
-// What every op wrapper shares: the exported-entry guard, launch shapes for the row
-// kernels, and small conversions.
+// What every op's host function shares: launch shapes for the row kernels, and small
+// conversions.
 #pragma once
 
 #include "device.h"
+#include "host_ops.h"
 #include "status.h"
 #include "tensor_args.h"
 
 #include <algorithm>
 #include <vector>
 
-namespace opkit_cuda {
-
-inline CUstream as_stream(opkit_stream s) { return static_cast<CUstream>(s); }
+namespace opkit_gpu {
 
 // Launch shape of a row kernel family for rows of n elements.
 struct RowPlan {
@@ -47,8 +46,11 @@ inline RowPlan plan_rows(const Device& d, int64_t rows, int64_t n, size_t esize,
         rows_per_block = cfgs[0].rows_per_block;
         p.block = unsigned(cfgs[0].threads * cfgs[0].rows_per_block);
     } else if (need <= 1024) {
+        // Whole warps (the kernels' block reductions count blockDim / warp size of them),
+        // at least two: on NVIDIA multiples of 32 from 64, on wave64 multiples of 64 from 128.
+        const int64_t w = d.warp_size;
         p.config = 1;
-        p.block = unsigned(std::max<int64_t>(64, (need + 31) / 32 * 32));
+        p.block = unsigned(std::max<int64_t>(2 * w, (need + w - 1) / w * w));
     } else {
         p.config = 2;
         p.block = kStreamBlock;
@@ -95,7 +97,7 @@ inline RowPlan reread_plan(const Device& d, int64_t rows, int64_t row_bytes, con
 
 // Launches the config a plan chose from a family's three kernel names.
 template <class Args>
-opkit_status launch_rows(Device& d, Module m, const char* const (&names)[3], const RowPlan& p, CUstream s,
+opkit_status launch_rows(Device& d, Module m, const char* const (&names)[3], const RowPlan& p, opkit_stream s,
                          const Args& a) {
     return launch(d, m, names[p.config], p.grid, p.block, s, a, p.smem);
 }
@@ -124,8 +126,9 @@ opkit_status run_elementwise(const char* op, const char* const (&names)[2][3],
 inline opkit_status need_float(const char* op, const opkit_tensor* t, int* type) {
     *type = float_type(t);
     if (*type < 0)
-        return fail(OPKIT_ERROR_UNSUPPORTED, "%s: the cuda vendor takes f32, f16 and bf16 tensors", op);
+        return fail(OPKIT_ERROR_UNSUPPORTED, "%s: the %s vendor takes f32, f16 and bf16 tensors", op,
+                    runtime().vendor());
     return OPKIT_OK;
 }
 
-}  // namespace opkit_cuda
+}  // namespace opkit_gpu

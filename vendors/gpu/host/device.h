@@ -1,0 +1,91 @@
+// Per-device state: what the runtime keeps for the device (CUDA: the retained primary
+// context, shared with the CUDA runtime and PyTorch), its attributes, the kernel modules
+// loaded on first use, the kernel handles, the scratch pool and the BLAS state.
+// Everything is created lazily, on the first call that touches a device: opkit_init
+// stays cheap and a process that never uses device 3 never creates a context there.
+#pragma once
+
+#include "gpu_runtime.h"
+#include "images.h"
+#include "status.h"
+
+#include <cstddef>
+#include <mutex>
+#include <unordered_map>
+
+namespace opkit_gpu {
+
+struct Device : DeviceAttributes {
+    int id = 0;
+    std::mutex mu;               // guards everything below and the lazy init
+    bool open = false;           // runtime().open_device succeeded
+    void* native = nullptr;      // the runtime's own per-device state (open_device)
+    void* scratch_pool = nullptr;  // opkit's own pool for Scratch (see device.cpp)
+    void* modules[int(Module::count)] = {};
+    std::unordered_map<const char*, void*> functions;  // keyed by the name literal
+    void* blas = nullptr;                    // the vendor's BLAS state (handle, plans)
+    void (*blas_release)(Device&) = nullptr;  // frees it at shutdown, the device current
+};
+
+// Called by the vendor's opkit_vendor_init / _shutdown.
+void devices_init(int count);
+void devices_shutdown();
+int device_count();
+
+// Makes device `id` current on this thread for the scope and restores the caller's
+// state afterwards (CUDA: pushes the primary context, pops it), so the caller's own
+// runtime state is left as it was.
+class DeviceScope {
+public:
+    DeviceScope() = default;
+    DeviceScope(const DeviceScope&) = delete;
+    DeviceScope& operator=(const DeviceScope&) = delete;
+    ~DeviceScope();
+    opkit_status enter(int id);
+    Device& dev() { return *dev_; }
+
+private:
+    Device* dev_ = nullptr;
+    intptr_t saved_ = 0;
+};
+
+// The kernel `name` (a string literal: its address is the cache key) of module m.
+// The device must be current (inside a DeviceScope).
+opkit_status get_function(Device& d, Module m, const char* name, void** out);
+
+// Launches a kernel whose one parameter is the plain-data struct `args`, with `smem`
+// bytes of dynamic shared memory (above the default 48 KiB the function is allowed more
+// first).
+template <class Args>
+opkit_status launch(Device& d, Module m, const char* name, size_t grid, unsigned block, opkit_stream s,
+                    const Args& args, size_t smem = 0) {
+    if (grid == 0) return OPKIT_OK;
+    void* f = nullptr;
+    OPKIT_GPU_TRY(get_function(d, m, name, &f));
+    if (smem > (size_t(48) << 10)) OPKIT_GPU_TRY(runtime().set_max_dynamic_shared(f, name, smem));
+    void* params[] = {const_cast<Args*>(&args)};
+    const unsigned g = grid > 0x7fffffffu ? 0x7fffffffu : unsigned(grid);  // kernels grid-stride
+    return runtime().launch(f, name, g, block, unsigned(smem), s, params);
+}
+
+// Device memory for one call's temporaries, ordered on the call's stream: allocated
+// with malloc_async and freed with free_async after the kernels that use it, so nothing
+// synchronizes. Where the device has no memory pools, a plain allocation is freed after
+// synchronizing the stream. Declare it after the DeviceScope.
+class Scratch {
+public:
+    Scratch(Device& d, opkit_stream s) : dev_(d), stream_(s) {}
+    Scratch(const Scratch&) = delete;
+    Scratch& operator=(const Scratch&) = delete;
+    ~Scratch();
+    opkit_status alloc(size_t bytes, void** out);
+
+private:
+    Device& dev_;
+    opkit_stream stream_;
+    void* ptr_ = nullptr;
+};
+
+size_t ceil_div(size_t a, size_t b);
+
+}  // namespace opkit_gpu

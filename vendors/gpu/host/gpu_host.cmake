@@ -1,0 +1,46 @@
+# The shared GPU host layer (vendors/gpu/host), built into each GPU vendor. Included by
+# vendors/cuda/CMakeLists.txt (and vendors/rocm's).
+#
+# opkit_gpu_modules(<var>): the kernel module names, read from vendors/gpu/kernel_modules.h,
+#   the one list of them (one OPK_MODULE(name) per line there).
+# opkit_gpu_host(<target> IMAGE_DIR <dir> IMAGE_EXT <.ext> IMAGES <files...>): compiles
+#   the layer into <target>, embedding <dir>/<module><ext> for every module. IMAGES are
+#   the custom-command outputs that build them: the layer's object library owns those
+#   commands, so a parallel make runs each device compile once. The layer is compiled
+#   without the vendor's include directories: it names no runtime type and includes no
+#   runtime header, and this proves it.
+
+set(OPKIT_GPU_HOST_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+function(opkit_gpu_modules out)
+  set(_header ${OPKIT_GPU_HOST_DIR}/../kernel_modules.h)
+  file(STRINGS ${_header} _lines REGEX "^[ \t]*OPK_MODULE\\([A-Za-z0-9_]+\\)")
+  set(_names)
+  foreach(_line IN LISTS _lines)
+    string(REGEX REPLACE "^[ \t]*OPK_MODULE\\(([A-Za-z0-9_]+)\\).*" "\\1" _name "${_line}")
+    list(APPEND _names ${_name})
+  endforeach()
+  if(NOT _names)
+    message(FATAL_ERROR "no OPK_MODULE(name) lines in ${_header}")
+  endif()
+  # Re-run CMake when the list changes.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_header})
+  set(${out} ${_names} PARENT_SCOPE)
+endfunction()
+
+function(opkit_gpu_host target)
+  cmake_parse_arguments(_g "" "IMAGE_DIR;IMAGE_EXT" "IMAGES" ${ARGN})
+  file(GLOB _sources CONFIGURE_DEPENDS ${OPKIT_GPU_HOST_DIR}/*.cpp)
+  set(_lib ${target}_gpu_host)
+  add_library(${_lib} OBJECT ${_sources} ${_g_IMAGES})
+  target_include_directories(${_lib} PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/spec)
+  target_compile_options(${_lib} PRIVATE -Wall -Wextra -fvisibility=hidden -fvisibility-inlines-hidden -O2)
+  set_target_properties(${_lib} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_compile_definitions(${_lib} PRIVATE
+    OPKIT_GPU_IMAGE_DIR="${_g_IMAGE_DIR}" OPKIT_GPU_IMAGE_EXT="${_g_IMAGE_EXT}")
+  # images.cpp is re-assembled when an image changes.
+  set_source_files_properties(${OPKIT_GPU_HOST_DIR}/images.cpp PROPERTIES OBJECT_DEPENDS "${_g_IMAGES}")
+  target_sources(${target} PRIVATE $<TARGET_OBJECTS:${_lib}>)
+  # The vendor's own sources include "gpu/host/...".
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/vendors)
+endfunction()

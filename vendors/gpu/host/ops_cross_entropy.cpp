@@ -1,0 +1,130 @@
+// cross-entropy forward and backward. MEAN needs the number of non-ignored rows before
+// any gradient is scaled, so a small kernel counts them first (into scratch, on the
+// stream: nothing synchronizes); the per-row losses of MEAN/SUM go to scratch and one
+// block sums them in double, in a fixed order.
+#include "ops_common.h"
+
+namespace {
+
+using namespace opkit_gpu;
+
+const char* const kFwd[3][3] = OPK_ROW_NAMES("opk_ce_fwd");
+const char* const kBwd[3][3] = OPK_ROW_NAMES("opk_ce_bwd");
+
+bool is_index64(const opkit_tensor* t) { return t->dtype.bits == 64; }
+
+// Counts the non-ignored targets into *count (device memory, zeroed here first).
+opkit_status count_valid(Device& d, opkit_stream s, const opkit_tensor* target, int64_t rows,
+                         int64_t ignore_index, unsigned long long* count) {
+    OPKIT_GPU_TRY(runtime().memset_d8_async(count, 0, sizeof *count, s));
+    opk::CountValidArgs c{};
+    c.target = strided_view(target);
+    c.rows = rows;
+    c.ignore_index = ignore_index;
+    c.count = count;
+    c.target64 = is_index64(target);
+    const size_t grid = std::min<size_t>(ceil_div(size_t(rows), 256), size_t(d.sm_count) * 8);
+    return launch(d, Module::cross_entropy, "opk_ce_count_valid", grid, 256, s, c);
+}
+
+opkit_status check_all(const char* op, std::initializer_list<std::pair<const char*, const opkit_tensor*>> ts) {
+    for (const auto& [name, t] : ts) OPKIT_GPU_TRY(check_element_aligned(op, name, t));
+    return OPKIT_OK;
+}
+
+}  // namespace
+
+namespace opkit_gpu {
+
+opkit_status run(const args::cross_entropy_forward& call) {
+    const char* op = "cross_entropy_forward";
+    int type;
+    OPKIT_GPU_TRY(need_float(op, call.logits, &type));
+    OPKIT_GPU_TRY(check_all(op, {{"logits", call.logits}, {"target", call.target}, {"loss", call.loss},
+                                  {"lse", call.lse}, {"dlogits", call.dlogits}}));
+    const int64_t rows = call.logits->shape[0], V = call.logits->shape[1];
+    const bool reduced = call.reduction != OPKIT_REDUCTION_NONE;
+    DeviceScope scope;
+    OPKIT_GPU_TRY(scope.enter(call.logits->device.device_id));
+    Device& d = scope.dev();
+    const opkit_stream s = call.stream;
+
+    // Scratch, when needed: [valid-row count (MEAN)][per-row losses (MEAN/SUM)].
+    const bool mean = call.reduction == OPKIT_REDUCTION_MEAN;
+    Scratch scratch(d, s);
+    unsigned long long* count = nullptr;
+    float* row_losses = nullptr;
+    const size_t loss_bytes = reduced && call.loss ? size_t(rows) * sizeof(float) : 0;
+    if (mean || loss_bytes) {
+        void* mem = nullptr;
+        OPKIT_GPU_TRY(scratch.alloc(16 + loss_bytes, &mem));
+        count = static_cast<unsigned long long*>(mem);
+        row_losses = reinterpret_cast<float*>(static_cast<char*>(mem) + 16);
+    }
+    if (mean) OPKIT_GPU_TRY(count_valid(d, s, call.target, rows, call.ignore_index, count));
+
+    opk::CrossEntropyArgs a{};
+    a.logits = rows_view(call.logits, 1);
+    if (call.dlogits) a.grad = rows_view(call.dlogits, 1);
+    a.target = strided_view(call.target);
+    a.lse = strided_view(call.lse);
+    if (call.loss) a.loss = reduced ? opk::Strided{row_losses, 1} : strided_view(call.loss);
+    a.valid_rows = mean ? count : nullptr;
+    a.rows = rows;
+    a.V = V;
+    a.ignore_index = call.ignore_index;
+    a.label_smoothing = call.label_smoothing;
+    a.target64 = is_index64(call.target);
+    if (rows > 0) {
+        RowPlan p = plan_rows(d, rows, V, element_size(call.logits), opk::kRowConfigs, 0);
+        const int64_t row_bytes = V * int64_t(element_size(call.logits));
+        p = call.dlogits ? reread_plan(d, rows, row_bytes, p) : single_pass_plan(d, rows, p);
+        OPKIT_GPU_TRY(launch_rows(d, Module::cross_entropy, kFwd[type], p, s, a));
+    }
+    if (reduced && call.loss) {
+        float* out = static_cast<float*>(static_cast<void*>(base_of(call.loss)));
+        const opk::LossSumArgs r{row_losses, rows, mean ? count : nullptr, out};
+        OPKIT_GPU_TRY(launch(d, Module::cross_entropy, "opk_ce_loss_sum", 1, 1024, s, r));
+    }
+    return OPKIT_OK;
+}
+
+opkit_status run(const args::cross_entropy_backward& call) {
+    const char* op = "cross_entropy_backward";
+    int type;
+    OPKIT_GPU_TRY(need_float(op, call.logits, &type));
+    OPKIT_GPU_TRY(check_all(op, {{"dloss", call.dloss}, {"logits", call.logits}, {"target", call.target},
+                                  {"lse", call.lse}, {"dlogits", call.dlogits}}));
+    const int64_t rows = call.logits->shape[0], V = call.logits->shape[1];
+    if (rows == 0) return OPKIT_OK;
+    DeviceScope scope;
+    OPKIT_GPU_TRY(scope.enter(call.logits->device.device_id));
+    Device& d = scope.dev();
+    const opkit_stream s = call.stream;
+    const bool mean = call.reduction == OPKIT_REDUCTION_MEAN;
+    Scratch scratch(d, s);
+    unsigned long long* count = nullptr;
+    if (mean) {
+        void* mem = nullptr;
+        OPKIT_GPU_TRY(scratch.alloc(16, &mem));
+        count = static_cast<unsigned long long*>(mem);
+        OPKIT_GPU_TRY(count_valid(d, s, call.target, rows, call.ignore_index, count));
+    }
+    opk::CrossEntropyArgs a{};
+    a.logits = rows_view(call.logits, 1);
+    a.grad = rows_view(call.dlogits, 1);
+    a.target = strided_view(call.target);
+    a.lse = strided_view(call.lse);
+    a.dloss = strided_view(call.dloss);
+    a.dloss_per_row = call.reduction == OPKIT_REDUCTION_NONE;
+    a.valid_rows = count;
+    a.rows = rows;
+    a.V = V;
+    a.ignore_index = call.ignore_index;
+    a.label_smoothing = call.label_smoothing;
+    a.target64 = is_index64(call.target);
+    const RowPlan p = plan_rows(d, rows, V, element_size(call.logits), opk::kRowConfigs, 0);
+    return launch_rows(d, Module::cross_entropy, kBwd[type], p, s, a);
+}
+
+}  // namespace opkit_gpu
