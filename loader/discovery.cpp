@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
@@ -65,20 +64,6 @@ std::vector<std::string> candidate_files(const std::vector<std::string>& locatio
         files.insert(files.end(), here.begin(), here.end());
     }
     return files;
-}
-
-bool writable_by_others(const std::string& path, std::string* why) {
-    struct stat st{};
-    if (stat(path.c_str(), &st) != 0) return false;
-    if (st.st_mode & S_IWOTH) {
-        *why = "refused: " + path + " is writable by every user";
-        return true;
-    }
-    if (st.st_uid != 0 && st.st_uid != geteuid()) {
-        *why = "refused: " + path + " is owned by another user (uid " + std::to_string(st.st_uid) + ")";
-        return true;
-    }
-    return false;
 }
 
 }  // namespace opkit::loader

@@ -1,4 +1,4 @@
-// Finding candidate vendor files and judging whether they may be loaded.
+// Finding candidate vendor files (whether one may be loaded: permissions.h).
 #pragma once
 
 #include "loader.h"
@@ -13,8 +13,5 @@ bool vendor_name_from_file(const std::string& file, std::string* name);
 // Vendor files in search order: each location is a directory (its matching entries,
 // sorted by name) or a file (itself, if its name matches). Missing locations are skipped.
 std::vector<std::string> candidate_files(const std::vector<std::string>& locations);
-// True (with a reason) when path may have been planted by another user: writable by
-// everyone, or owned by someone other than root or us.
-bool writable_by_others(const std::string& path, std::string* why);
 
 }  // namespace opkit::loader

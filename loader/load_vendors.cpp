@@ -4,6 +4,7 @@
 #include "discovery.h"
 #include "dynlib.h"
 #include "loader.h"
+#include "permissions.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -129,7 +130,6 @@ std::vector<Vendor> load_vendors(const Config& config, const opkit_vendor_host& 
             v.path = file;
             vendor_name_from_file(file, &v.name);
             std::string why;
-            const std::string dir = file.substr(0, file.rfind('/'));
             // The first file of a name wins, whatever became of it.
             const Vendor* earlier = nullptr;
             for (const Vendor& o : vendors)
@@ -143,7 +143,7 @@ std::vector<Vendor> load_vendors(const Config& config, const opkit_vendor_host& 
             } else if (listed(config.deny, v.name)) {
                 v.state = OPKIT_VENDOR_DISABLED;
                 v.detail = "disabled by OPKIT_VENDORS_DISABLE";
-            } else if (writable_by_others(dir, &why) || writable_by_others(file, &why)) {
+            } else if (!vendor_file_trusted(file, &why)) {  // before any byte is mapped
                 v.state = OPKIT_VENDOR_LOAD_FAILED;
                 v.detail = why;
             } else {

@@ -1,7 +1,8 @@
 // The loader, through the public API, against real fake-vendor .so files built by
 // tests/fake_vendor: states and reasons of every broken variant, routing of overridden
 // and declined ops, allow/deny lists, duplicates, refused directories, a pretend
-// accelerator with and without host fallback, and shutdown/re-init.
+// accelerator with and without host fallback, and shutdown/re-init; the permission rule
+// (DESIGN §4 [2], docs/security.md) on real files and directories under /tmp.
 #include "host_tensor.h"
 #include "opkit.h"
 
@@ -9,11 +10,13 @@
 
 #include <dlfcn.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -140,6 +143,87 @@ void copy_file(const std::string& from, const std::string& to) {
     out << in.rdbuf();
 }
 
+// ---- permission rule helpers -------------------------------------------------------
+
+// The uid the permission tests give away files to (Debian's `nobody`).
+constexpr uid_t kForeignUid = 65534;
+
+// A directory tree under /tmp (itself root-owned, world-writable and sticky: it passes),
+// removed with everything in it at the end of the test. mkdtemp makes the root 0700;
+// every mode below it is set explicitly, so the test does not depend on the umask.
+struct TempTree {
+    std::string root = make_temp_dir();
+    ~TempTree() {
+        std::error_code ec;
+        std::filesystem::remove_all(root, ec);
+    }
+    // mkdir -p of root/rel with `mode` on the last component (parents 0755).
+    std::string mkdir(const std::string& rel, mode_t mode = 0755) {
+        std::string p = root;
+        size_t start = 0;
+        while (start <= rel.size()) {
+            size_t end = rel.find('/', start);
+            if (end == std::string::npos) end = rel.size();
+            p += "/" + rel.substr(start, end - start);
+            ::mkdir(p.c_str(), 0755);
+            REQUIRE(chmod(p.c_str(), end == rel.size() ? mode : 0755) == 0);
+            start = end + 1;
+        }
+        return p;
+    }
+    // A copy of the fake "subset" vendor in root/rel with the given mode.
+    std::string vendor(const std::string& rel, mode_t mode = 0644) {
+        const std::string p = root + "/" + rel + "/libopkit_vendor_subset.so";
+        copy_file(file("subset", "subset"), p);
+        REQUIRE(chmod(p.c_str(), mode) == 0);
+        return p;
+    }
+};
+
+// Whether `path` is mapped into this process (dlopen RTLD_NOLOAD maps nothing, but
+// it does open the file: only asked of regular files, since opening a fifo blocks).
+bool is_loaded(const std::string& path) {
+    struct stat st{};
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    if (h) dlclose(h);
+    return h != nullptr;
+}
+
+// The owners the rule accepts, as the refusal messages write them.
+std::string trusted_owners() {
+    return geteuid() == 0 ? "root" : "root or uid " + std::to_string(geteuid());
+}
+
+// Loads `location` alone and expects the "subset" vendor refused before dlopen, with a
+// reason that contains each of `parts`; nothing of it serves and nothing of it is mapped.
+void expect_refused(const std::string& location, const std::vector<std::string>& parts) {
+    Session s(location);
+    REQUIRE(s.vendors.count("subset"));
+    const Info& v = s.vendors["subset"];
+    INFO("detail: " << v.detail);
+    CHECK(v.state == OPKIT_VENDOR_LOAD_FAILED);
+    for (const std::string& part : parts) CHECK(v.detail.find(part) != std::string::npos);
+    CHECK(resolve("softmax_forward") == "default");
+    CHECK_FALSE(is_loaded(v.path));
+}
+
+void expect_ready(const std::string& location) {
+    Session s(location);
+    REQUIRE(s.vendors.count("subset"));
+    INFO("detail: " << s.vendors["subset"].detail);
+    CHECK(s.vendors["subset"].state == OPKIT_VENDOR_READY);
+    CHECK(resolve("softmax_forward") == "subset");
+}
+
+// Catch2 v2 has no SKIP: a case that cannot run here says so the way the GPU tests do
+// ("SKIPPED: ..." as a warning, always printed) and returns.
+bool root_or_skip() {
+    if (geteuid() == 0) return true;
+    WARN("SKIPPED: needs root to give a file to uid " << kForeignUid << " (running as uid " << geteuid() << ")");
+    return false;
+}
+
 }  // namespace
 
 TEST_CASE("a CPU vendor exporting a subset overrides only that subset") {
@@ -240,6 +324,7 @@ TEST_CASE("files not named libopkit_vendor_*.so are ignored") {
 TEST_CASE("a world-writable directory is refused before dlopen") {
     const std::string tmp = make_temp_dir();
     copy_file(file("subset", "subset"), tmp + "/libopkit_vendor_subset.so");
+    chmod((tmp + "/libopkit_vendor_subset.so").c_str(), 0644);  // whatever the umask
     chmod(tmp.c_str(), 0777);
     {
         Session s(tmp);
@@ -255,6 +340,171 @@ TEST_CASE("a world-writable directory is refused before dlopen") {
     }
     std::remove((tmp + "/libopkit_vendor_subset.so").c_str());
     rmdir(tmp.c_str());
+}
+
+TEST_CASE("permissions: the fake vendors' build tree itself passes the rule") {
+    // Every other case loads from the build tree; this one says why they all fail when
+    // the tree was made group-writable (umask 002) or sits under such a directory.
+    Session s(dir("subset"));
+    REQUIRE(s.vendors.count("subset"));
+    INFO("detail: " << s.vendors["subset"].detail);
+    INFO("the loader refuses vendors in a build tree writable by others: build with umask 022 "
+         "or chmod go-w the tree and the directories above it (docs/security.md)");
+    CHECK(s.vendors["subset"].state == OPKIT_VENDOR_READY);
+}
+
+TEST_CASE("permissions: 0755 directories and a 0644 or 0755 file owned by us load") {
+    TempTree t;
+    t.mkdir("opt/vendors", 0755);
+    const std::string f = t.vendor("opt/vendors", 0644);
+    expect_ready(t.root + "/opt/vendors");
+    REQUIRE(chmod(f.c_str(), 0755) == 0);
+    expect_ready(t.root + "/opt/vendors");
+    expect_ready(f);  // listed as a file
+    REQUIRE(chmod(f.c_str(), 0500) == 0);  // read-only for everyone else is fine too
+    expect_ready(t.root + "/opt/vendors");
+}
+
+TEST_CASE("permissions: a group-writable or world-writable vendor file is refused") {
+    TempTree t;
+    const std::string d = t.mkdir("vendors", 0755);
+    const std::string f = t.vendor("vendors", 0664);
+    expect_refused(d, {"refused: " + f + " is group-writable (mode 0664); a vendor file and every directory "
+                       "above it must be writable only by its owner (" + trusted_owners() + ")"});
+    {  // the message ends there: a file has no sticky-bit way out
+        Session s(d);
+        CHECK(s.vendors["subset"].detail.find("sticky") == std::string::npos);
+    }
+    REQUIRE(chmod(f.c_str(), 0646) == 0);
+    expect_refused(d, {f + " is writable by every user (mode 0646)"});
+    REQUIRE(chmod(f.c_str(), 0666) == 0);
+    expect_refused(f, {f + " is group-writable and writable by every user (mode 0666)"});
+    REQUIRE(chmod(f.c_str(), 0644) == 0);
+    expect_ready(d);
+}
+
+TEST_CASE("permissions: a group-writable vendor directory is refused") {
+    TempTree t;
+    const std::string d = t.mkdir("opt/x/vendors", 0775);
+    t.vendor("opt/x/vendors");
+    const std::string rule = "; a vendor file and every directory above it must be writable only by its owner (" +
+                             trusted_owners() + "), or carry the sticky bit like /tmp";
+    expect_refused(d, {"refused: " + d + " is group-writable (mode 0775)" + rule});
+    REQUIRE(chmod(d.c_str(), 0757) == 0);
+    expect_refused(d, {"refused: " + d + " is writable by every user (mode 0757)" + rule});
+    REQUIRE(chmod(d.c_str(), 0755) == 0);
+    expect_ready(d);
+}
+
+TEST_CASE("permissions: a writable parent or grandparent directory is refused") {
+    TempTree t;
+    const std::string d = t.mkdir("opt/x/vendors", 0755);
+    t.vendor("opt/x/vendors");
+    const std::string parent = t.root + "/opt/x", grandparent = t.root + "/opt";
+    REQUIRE(chmod(parent.c_str(), 0775) == 0);
+    expect_refused(d, {"refused: " + parent + " is group-writable (mode 0775)"});
+    REQUIRE(chmod(parent.c_str(), 0755) == 0);
+    REQUIRE(chmod(grandparent.c_str(), 0777) == 0);
+    expect_refused(d, {"refused: " + grandparent + " is group-writable and writable by every user (mode 0777)"});
+    REQUIRE(chmod(grandparent.c_str(), 0755) == 0);
+    REQUIRE(chmod(t.root.c_str(), 0770) == 0);  // the temp root, our own top directory
+    expect_refused(d, {"refused: " + t.root + " is group-writable (mode 0770)"});
+    REQUIRE(chmod(t.root.c_str(), 0700) == 0);
+    expect_ready(d);
+}
+
+TEST_CASE("permissions: a world-writable directory with the sticky bit passes (like /tmp)") {
+    TempTree t;
+    const std::string shared = t.mkdir("shared", 01777);
+    t.vendor("shared");
+    expect_ready(shared);
+    REQUIRE(chmod(shared.c_str(), 01775) == 0);  // group-writable and sticky: same reasoning
+    expect_ready(shared);
+    const std::string below = t.mkdir("shared/mine", 0755);  // a private directory inside it
+    t.vendor("shared/mine");
+    expect_ready(below);
+    REQUIRE(chmod(shared.c_str(), 0777) == 0);  // without the sticky bit: refused
+    expect_refused(below, {"refused: " + shared + " is group-writable and writable by every user (mode 0777)"});
+}
+
+TEST_CASE("permissions: a file or directory owned by another user is refused (root only)") {
+    if (!root_or_skip()) return;
+    TempTree t;
+    const std::string d = t.mkdir("vendors", 0755);
+    const std::string f = t.vendor("vendors");
+    REQUIRE(chown(f.c_str(), kForeignUid, kForeignUid) == 0);
+    expect_refused(d, {"refused: " + f + " is owned by uid 65534; a vendor file and every directory above it "
+                       "must be owned by root"});
+    REQUIRE(chown(f.c_str(), 0, 0) == 0);
+    expect_ready(d);
+    REQUIRE(chown(d.c_str(), kForeignUid, kForeignUid) == 0);  // 0755 but not ours
+    expect_refused(d, {"refused: " + d + " is owned by uid 65534"});
+    REQUIRE(chown(d.c_str(), 0, 0) == 0);
+    // Even in a sticky world-writable directory, another user's file is not ours.
+    const std::string shared = t.mkdir("shared", 01777);
+    const std::string g = t.vendor("shared");
+    REQUIRE(chown(g.c_str(), kForeignUid, kForeignUid) == 0);
+    expect_refused(shared, {"refused: " + g + " is owned by uid 65534"});
+}
+
+TEST_CASE("permissions: symbolic links are followed and checked where they lead") {
+    TempTree t;
+    const std::string safe = t.mkdir("safe", 0755);
+    const std::string real = t.vendor("safe");
+    // A link to a file in a safe directory loads (as the link's path).
+    const std::string links = t.mkdir("links", 0755);
+    REQUIRE(symlink(real.c_str(), (links + "/libopkit_vendor_subset.so").c_str()) == 0);
+    expect_ready(links);
+    // A link in a safe directory to a file in a group-writable one: refused, naming the
+    // real directory (what dlopen would map).
+    const std::string open_dir = t.mkdir("open", 0775);
+    t.vendor("open");
+    const std::string links2 = t.mkdir("links2", 0755);
+    REQUIRE(symlink((open_dir + "/libopkit_vendor_subset.so").c_str(), (links2 + "/libopkit_vendor_subset.so").c_str()) == 0);
+    expect_refused(links2, {"refused: " + open_dir + " is group-writable (mode 0775)"});
+    // The listed directory itself a link to a group-writable directory: refused too.
+    const std::string dirlink = t.root + "/dirlink";
+    REQUIRE(symlink(open_dir.c_str(), dirlink.c_str()) == 0);
+    expect_refused(dirlink, {"refused: " + open_dir + " is group-writable (mode 0775)"});
+    // A link to a safe directory under a group-writable listed path: the path as listed
+    // is checked too, not only where it leads.
+    const std::string upper = t.mkdir("upper", 0775);
+    REQUIRE(symlink(safe.c_str(), (upper + "/vendors").c_str()) == 0);
+    expect_refused(upper + "/vendors", {"refused: " + upper + " is group-writable (mode 0775)"});
+    // A symlink loop and a dangling link: not resolvable, never handed to dlopen.
+    const std::string loop = t.mkdir("loop", 0755);
+    REQUIRE(symlink("libopkit_vendor_subset.so", (loop + "/libopkit_vendor_subset.so").c_str()) == 0);
+    expect_refused(loop, {"cannot resolve " + loop + "/libopkit_vendor_subset.so: Too many levels of symbolic links"});
+    const std::string dangling = t.mkdir("dangling", 0755);
+    REQUIRE(symlink("/nonexistent-opkit/libopkit_vendor_subset.so", (dangling + "/libopkit_vendor_subset.so").c_str()) == 0);
+    expect_refused(dangling, {"cannot resolve " + dangling + "/libopkit_vendor_subset.so: No such file or directory"});
+}
+
+TEST_CASE("permissions: a symbolic link owned by another user is refused (root only)") {
+    if (!root_or_skip()) return;
+    TempTree t;
+    t.mkdir("safe", 0755);
+    const std::string real = t.vendor("safe");  // root's, in a safe directory
+    // Planted by someone else in a sticky directory, pointing at a trusted file: the link
+    // decides what is loaded, so its owner counts.
+    const std::string shared = t.mkdir("shared", 01777);
+    const std::string link = shared + "/libopkit_vendor_subset.so";
+    REQUIRE(symlink(real.c_str(), link.c_str()) == 0);
+    REQUIRE(lchown(link.c_str(), kForeignUid, kForeignUid) == 0);
+    expect_refused(shared, {"refused: " + link + " is a symbolic link owned by uid 65534; a symbolic link on the "
+                            "way to a vendor file must be owned by root"});
+    REQUIRE(lchown(link.c_str(), 0, 0) == 0);
+    expect_ready(shared);
+}
+
+TEST_CASE("permissions: a fifo or a directory named like a vendor is refused without opening it") {
+    TempTree t;
+    const std::string d = t.mkdir("vendors", 0755);
+    REQUIRE(mkfifo((d + "/libopkit_vendor_subset.so").c_str(), 0644) == 0);  // dlopen would block on it
+    expect_refused(d, {"refused: " + d + "/libopkit_vendor_subset.so is a fifo, not a regular file"});
+    const std::string d2 = t.mkdir("vendors2", 0755);
+    t.mkdir("vendors2/libopkit_vendor_subset.so", 0755);
+    expect_refused(d2, {"refused: " + d2 + "/libopkit_vendor_subset.so is a directory, not a regular file"});
 }
 
 TEST_CASE("OPKIT_VENDORS orders and filters - OPKIT_VENDORS_DISABLE disables") {
