@@ -71,11 +71,12 @@ opkit_status lt_fail(cublasStatus_t s, const char* what) {
         if (lt_s_ != CUBLAS_STATUS_SUCCESS) return lt_fail(lt_s_, #call); \
     } while (0)
 
-opkit_status make_layout(const CublasLt& lt, cublasLtMatrixLayout_t* out, cudaDataType type, const BlasOperand& o,
-                         int32_t batch) {
+opkit_status make_layout(const CublasLt& lt, cublasLtMatrixLayout_t* out, cudaDataType type,
+                         const BlasOperand& o, int32_t batch) {
     OPKIT_LT_TRY(lt.cublasLtMatrixLayoutCreate(out, type, uint64_t(o.rows), uint64_t(o.cols), o.ld));
     if (batch > 1) {
-        OPKIT_LT_TRY(lt.cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch));
+        OPKIT_LT_TRY(lt.cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch,
+                                                         sizeof batch));
         const int64_t stride = o.batch_stride;
         OPKIT_LT_TRY(lt.cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
                                                          sizeof stride));
@@ -84,7 +85,8 @@ opkit_status make_layout(const CublasLt& lt, cublasLtMatrixLayout_t* out, cudaDa
 }
 
 opkit_status build_plan(const CublasLt& lt, cublasLtHandle_t handle, cudaDataType type, bool ta, bool tb,
-                        const BlasOperand& A, const BlasOperand& B, const BlasOperand& C, int32_t batch, Plan* plan) {
+                        const BlasOperand& A, const BlasOperand& B, const BlasOperand& C, int32_t batch,
+                        Plan* plan) {
     Plan p;
     struct Cleanup {  // frees a half-built plan on any early return
         const CublasLt& lt;
@@ -110,7 +112,8 @@ opkit_status build_plan(const CublasLt& lt, cublasLtHandle_t handle, cudaDataTyp
         ~PrefCleanup() { lt.cublasLtMatmulPreferenceDestroy(p); }
     } pref_cleanup{lt, pref};
     const uint64_t ws = kMaxWorkspace;
-    OPKIT_LT_TRY(lt.cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    OPKIT_LT_TRY(lt.cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                                         sizeof ws));
     const uint32_t al[4] = {uint32_t(A.align), uint32_t(B.align), uint32_t(C.align), uint32_t(C.align)};
     const cublasLtMatmulPreferenceAttributes_t which[4] = {
         CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
@@ -119,9 +122,11 @@ opkit_status build_plan(const CublasLt& lt, cublasLtHandle_t handle, cudaDataTyp
         OPKIT_LT_TRY(lt.cublasLtMatmulPreferenceSetAttribute(pref, which[i], &al[i], sizeof al[i]));
     cublasLtMatmulHeuristicResult_t result{};
     int found = 0;
-    OPKIT_LT_TRY(lt.cublasLtMatmulAlgoGetHeuristic(handle, p.desc, p.la, p.lb, p.lc, p.lc, pref, 1, &result, &found));
+    OPKIT_LT_TRY(
+        lt.cublasLtMatmulAlgoGetHeuristic(handle, p.desc, p.la, p.lb, p.lc, p.lc, pref, 1, &result, &found));
     if (found < 1)
-        return fail(OPKIT_ERROR_UNSUPPORTED, "matmul: cuBLASLt has no algorithm for this shape, layout and alignment");
+        return fail(OPKIT_ERROR_UNSUPPORTED,
+                    "matmul: cuBLASLt has no algorithm for this shape, layout and alignment");
     p.algo = result.algo;
     p.workspace = result.workspaceSize;
     cleanup.keep = true;

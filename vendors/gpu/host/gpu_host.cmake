@@ -15,6 +15,9 @@ set(OPKIT_GPU_HOST_DIR ${CMAKE_CURRENT_LIST_DIR})
 function(opkit_gpu_modules out)
   set(_header ${OPKIT_GPU_HOST_DIR}/../kernel_modules.h)
   file(STRINGS ${_header} _lines REGEX "^[ \t]*OPK_MODULE\\([A-Za-z0-9_]+\\)")
+  # Each line ends in the macro's continuation backslash, which would escape the list's
+  # separating semicolon.
+  string(REPLACE "\\" "" _lines "${_lines}")
   set(_names)
   foreach(_line IN LISTS _lines)
     string(REGEX REPLACE "^[ \t]*OPK_MODULE\\(([A-Za-z0-9_]+)\\).*" "\\1" _name "${_line}")

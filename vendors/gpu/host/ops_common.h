@@ -57,7 +57,8 @@ inline RowPlan plan_rows(const Device& d, int64_t rows, int64_t n, size_t esize,
     }
     p.smem = size_t(rows_per_block) * shared_per_group;
     int64_t resident = std::max<int64_t>(1, kResidentThreads / p.block);
-    if (p.smem) resident = std::max<int64_t>(1, std::min<int64_t>(resident, int64_t(d.shared_per_sm) / int64_t(p.smem + 1024)));
+    if (p.smem)
+        resident = std::max<int64_t>(1, std::min<int64_t>(resident, int64_t(d.shared_per_sm) / int64_t(p.smem + 1024)));
     const int64_t row_blocks = (rows + rows_per_block - 1) / rows_per_block;
     int64_t grid = std::min<int64_t>(row_blocks, int64_t(d.sm_count) * resident * 8);
     if (partial_arrays > 0) {

@@ -6,8 +6,8 @@
 
 namespace opkit_gpu {
 
-opkit_status run_elementwise(const char* op, const char* const (&names)[2][3], const std::vector<const opkit_tensor*>& ts,
-                             float alpha, opkit_stream stream) {
+opkit_status run_elementwise(const char* op, const char* const (&names)[2][3],
+                             const std::vector<const opkit_tensor*>& ts, float alpha, opkit_stream stream) {
     int type;
     OPKIT_GPU_TRY(need_float(op, ts.back(), &type));
     for (const opkit_tensor* t : ts) OPKIT_GPU_TRY(check_element_aligned(op, "a tensor", t));

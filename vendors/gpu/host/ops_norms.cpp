@@ -22,7 +22,8 @@ opkit_status forward(const char* op, bool layer, const opkit_tensor* x, const op
                      opkit_tensor* mean, opkit_tensor* rstd, opkit_stream stream) {
     int type;
     OPKIT_GPU_TRY(need_float(op, x, &type));
-    OPKIT_GPU_TRY(check_all(op, {{"x", x}, {"weight", weight}, {"bias", bias}, {"y", y}, {"mean", mean}, {"rstd", rstd}}));
+    OPKIT_GPU_TRY(check_all(op, {{"x", x}, {"weight", weight}, {"bias", bias}, {"y", y}, {"mean", mean},
+                                  {"rstd", rstd}}));
     const int64_t rows = rows_of(x), n = inner_of(x);
     if (rows == 0) return OPKIT_OK;
     DeviceScope scope;

@@ -13,8 +13,10 @@ opkit_status run_rope(const char* op, bool backward, const opkit_tensor* x, cons
                  const opkit_tensor* sin, opkit_tensor* y, opkit_stream stream) {
     int type;
     OPKIT_GPU_TRY(need_float(op, x, &type));
-    for (const opkit_tensor* t : {x, cos, sin, static_cast<const opkit_tensor*>(y)})
-        OPKIT_GPU_TRY(check_element_aligned(op, t == x ? (backward ? "dy" : "x") : t == y ? (backward ? "dx" : "y") : t == cos ? "cos" : "sin", t));
+    OPKIT_GPU_TRY(check_element_aligned(op, backward ? "dy" : "x", x));
+    OPKIT_GPU_TRY(check_element_aligned(op, "cos", cos));
+    OPKIT_GPU_TRY(check_element_aligned(op, "sin", sin));
+    OPKIT_GPU_TRY(check_element_aligned(op, backward ? "dx" : "y", y));
     if (numel(x) == 0) return OPKIT_OK;
     DeviceScope scope;
     OPKIT_GPU_TRY(scope.enter(x->device.device_id));
@@ -56,7 +58,8 @@ opkit_status run_rope(const char* op, bool backward, const opkit_tensor* x, cons
     const int64_t per_block = std::max<int64_t>(1, std::min<int64_t>(128 / (width * groups), positions));
     a.width = int32_t(width);
     a.groups = int32_t(groups);
-    const size_t grid = size_t(std::min<int64_t>((positions + per_block - 1) / per_block, int64_t(d.sm_count) * 64));
+    const int64_t blocks = (positions + per_block - 1) / per_block;
+    const size_t grid = size_t(std::min<int64_t>(blocks, int64_t(d.sm_count) * 64));
     return launch(d, Module::rope, kRope[type], grid, unsigned(width * groups * per_block), stream, a);
 }
 
