@@ -1,40 +1,133 @@
 // Portability layer for the kernel sources shared by the cuda vendor (nvcc) and a later
-// rocm vendor (hipcc). Kernel files include this header instead of a vendor header, so
-// the .cu files compile unchanged for both: the half/bfloat16 types, the warp width and
-// the shuffles are named here once.
+// rocm vendor (hipcc / clang -x hip). Kernel files include this header instead of a vendor
+// header, so the .cu files compile unchanged for both: the half/bfloat16 types, the warp
+// width, the shuffles and the launch bounds are named here once. docs/gpu-kernels-portability.md
+// explains each choice; ../shared/reference/rocm.md has the measurements behind them.
+//
+// Rules for code under vendors/gpu (the reasons are in the doc):
+// - OPK_WARP_SIZE is the width of the target being compiled, a device-side constant. Host
+//   code never uses it: it queries the device (warpSize 32 or 64) and rounds block sizes
+//   to that.
+// - Register-resident data is never reached through a type-punned local array (no
+//   `alignas(16) T t[P]` accessed as a uint4): AMDGPU moves such arrays to LDS or scratch.
+//   16-byte packs are uint4 values whose 32-bit words are split and built with shifts
+//   (rows.cuh: unpack, pack_of); scalars change type through memcpy or __float_as_uint.
+// - Two-argument launch bounds are spelled OPK_BOUNDS_RESIDENT, never __launch_bounds__(a, b),
+//   whose second argument means blocks per SM to nvcc and waves per EU to hipcc.
 #pragma once
 
+#include <stdint.h>
+#include <string.h>
+
 #if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
-#include <hip/hip_bf16.h>
+#define OPK_HIP 1
 #include <hip/hip_fp16.h>
 #include <hip/hip_runtime.h>
 typedef __half opk_f16;
+#if __has_include(<hip/hip_bf16.h>)
+// ROCm 6 and later (the header appeared after 5.x).
+#include <hip/hip_bf16.h>
 typedef __hip_bfloat16 opk_bf16;
-// CDNA wavefronts are 64 wide; group reductions use this constant, never a literal 32.
-#define OPK_WARP_SIZE 64
-#define OPK_SHFL_XOR(v, lane_mask, width) __shfl_xor((v), (lane_mask), (width))
+#define OPK_BF16_NATIVE 1
 #else
+// HIP 5.2 (Debian 12) has only hip_bfloat16.h, whose host/device class is not the type
+// the kernels want: a 2-byte value with the conversions below (opk::to_f32 / from_f32).
+struct opk_bf16 {
+    unsigned short bits;
+};
+#define OPK_BF16_NATIVE 0
+#endif
+
+// The wavefront width of the target being compiled, from the target's generation: GFX9
+// (CDNA: gfx908, gfx90a, gfx94x) and GFX8 run wave64; RDNA (gfx10 and later) runs wave32,
+// the only width HIP supports there. Never __AMDGCN_WAVEFRONT_SIZE (deprecated in ROCm
+// 6.3, an error from ROCm 7.2) and never warpSize (not constexpr from ROCm 7).
+// The host pass of a HIP compile defines no __GFXn__ and gets 32: it only parses the
+// device code (nothing in it runs with this value), and the host side queries the width.
+#if defined(__GFX9__) || defined(__GFX8__)
+#define OPK_WARP_SIZE 64
+#else
+#define OPK_WARP_SIZE 32
+#endif
+#if defined(__HIP_DEVICE_COMPILE__) && (defined(__GFX6__) || defined(__GFX7__))
+#error "opkit kernels: GFX6/GFX7 (wave64, not supported by ROCm) are not a target"
+#endif
+#define OPK_SHFL_XOR(v, lane_mask, width) __shfl_xor((v), (lane_mask), (width))
+
+// At most max_threads per block, and the compiler should plan registers so that
+// resident_threads threads fit on one CU. hipcc reads __launch_bounds__'s second argument
+// as waves per EU (SIMD), not blocks per SM, so the intent is spelled out: a CU has 4
+// SIMDs (CDNA; an RDNA work-group processor, where HIP work-groups run by default, too),
+// so resident_threads / width / 4 waves per SIMD.
+#if defined(__HIP_DEVICE_COMPILE__)
+#define OPK_WAVES_PER_EU(resident_threads) \
+    ((resident_threads) / (OPK_WARP_SIZE * 4) > 0 ? (resident_threads) / (OPK_WARP_SIZE * 4) : 1)
+#define OPK_BOUNDS_RESIDENT(max_threads, resident_threads)     \
+    __attribute__((amdgpu_flat_work_group_size(1, max_threads), \
+                   amdgpu_waves_per_eu(OPK_WAVES_PER_EU(resident_threads))))
+#else
+#define OPK_BOUNDS_RESIDENT(max_threads, resident_threads) __launch_bounds__(max_threads)
+#endif
+
+#else  // CUDA
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 typedef __half opk_f16;
 typedef __nv_bfloat16 opk_bf16;
+#define OPK_BF16_NATIVE 1
 #define OPK_WARP_SIZE 32
 #define OPK_SHFL_XOR(v, lane_mask, width) __shfl_xor_sync(0xffffffffu, (v), (lane_mask), (width))
+// resident_threads per SM = resident_threads / max_threads blocks of the largest size.
+#define OPK_BOUNDS_RESIDENT(max_threads, resident_threads) \
+    __launch_bounds__((max_threads), (resident_threads) / (max_threads))
 #endif
 
-#include <stdint.h>
-
 // Kernels have C linkage so the host finds them by plain name (cuModuleGetFunction /
-// hipModuleGetFunction) without knowing either compiler's mangling.
+// hipModuleGetFunction) without knowing either compiler's mangling. One launch-bound
+// argument means the same on both compilers.
 #define OPK_KERNEL(name, max_threads) extern "C" __global__ void __launch_bounds__(max_threads) name
 
 #define OPK_DEV __device__ __forceinline__
 
 namespace opk {
 
+// The bits of a scalar as the low bits of a 32-bit word, and back (memcpy: no punning).
+OPK_DEV uint32_t bits_of(float v) { return __float_as_uint(v); }
+template <typename T>
+OPK_DEV uint32_t bits_of(T v) {
+    static_assert(sizeof(T) == 2, "bits_of: 2- or 4-byte scalars");
+    unsigned short b;
+    memcpy(&b, &v, 2);
+    return b;
+}
+template <typename T>
+OPK_DEV T from_bits(uint32_t b) {
+    if constexpr (sizeof(T) == 4) {
+        return __uint_as_float(b);
+    } else {
+        const unsigned short s = (unsigned short)b;
+        T v;
+        memcpy(&v, &s, 2);
+        return v;
+    }
+}
+
+// bfloat16 <-> fp32 on the bits: bf16 is the top half of an fp32. To bf16: round to
+// nearest even; a NaN keeps its sign and top payload bits with the quiet bit set.
+OPK_DEV float bf16_bits_to_f32(uint32_t b) { return __uint_as_float(b << 16); }
+OPK_DEV uint32_t f32_to_bf16_bits(float v) {
+    const uint32_t u = __float_as_uint(v);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (u >> 16) | 0x40u;
+    return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+
 OPK_DEV float to_f32(float v) { return v; }
 OPK_DEV float to_f32(opk_f16 v) { return __half2float(v); }
+#if OPK_BF16_NATIVE
 OPK_DEV float to_f32(opk_bf16 v) { return __bfloat162float(v); }
+#else
+OPK_DEV float to_f32(opk_bf16 v) { return bf16_bits_to_f32(v.bits); }
+#endif
 
 template <typename T>
 OPK_DEV T from_f32(float v);
@@ -43,7 +136,37 @@ OPK_DEV float from_f32<float>(float v) { return v; }
 template <>
 OPK_DEV opk_f16 from_f32<opk_f16>(float v) { return __float2half_rn(v); }
 template <>
+#if OPK_BF16_NATIVE
 OPK_DEV opk_bf16 from_f32<opk_bf16>(float v) { return __float2bfloat16_rn(v); }
+#else
+OPK_DEV opk_bf16 from_f32<opk_bf16>(float v) { return opk_bf16{(unsigned short)f32_to_bf16_bits(v)}; }
+#endif
+
+// The two 2-byte elements of one 32-bit word (element 2i in the low half, 2i + 1 in the
+// high half) as fp32, and back with round to nearest even. Paired conversions keep a raw
+// pack in 4 registers whatever T (per-element 16-bit values would take a register each).
+OPK_DEV float2 word_to_f32(uint32_t w, opk_bf16) {
+    return make_float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
+}
+OPK_DEV float2 word_to_f32(uint32_t w, opk_f16) {
+    return make_float2(__half2float(from_bits<opk_f16>(w & 0xffffu)), __half2float(from_bits<opk_f16>(w >> 16)));
+}
+OPK_DEV uint32_t f32_to_word(float lo, float hi, opk_bf16) {
+#if defined(OPK_HIP)
+    return bits_of(from_f32<opk_bf16>(lo)) | (bits_of(from_f32<opk_bf16>(hi)) << 16);
+#else
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);  // one packed conversion
+    uint32_t w;
+    memcpy(&w, &h, 4);
+    return w;
+#endif
+}
+OPK_DEV uint32_t f32_to_word(float lo, float hi, opk_f16) {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    uint32_t w;
+    memcpy(&w, &h, 4);
+    return w;
+}
 
 // L2 cache hints for a row that is read twice with other traffic in between (the
 // streamed rows of softmax, the norms' forwards and cross-entropy): the first pass asks L2 to keep its lines

@@ -2,6 +2,14 @@
 // of a warp (G <= warp size) or the whole block (G = 0, or G > warp size). Every thread
 // gets the result, and the order of additions is fixed: results do not depend on timing.
 //
+// "Warp" is the target's width, OPK_WARP_SIZE: 32 on NVIDIA and RDNA, 64 on CDNA. A G-lane
+// group narrower than the wavefront (G = 32 on CDNA) reduces with width-G shuffles, which
+// stay inside aligned G-lane segments on both compilers (HIP __shfl_xor(v, m, 32) never
+// reads the other half of a wave64), so several groups share a wavefront. A block-wide
+// reduction combines blockDim / OPK_WARP_SIZE per-warp partials, so its block size must be
+// a multiple of the device's width: the host rounds to the width it queries (64 on CDNA;
+// a multiple of 32 alone would drop the last partial wave there).
+//
 // (Spreading a row over a thread-block cluster, exchanging the block results through
 // distributed shared memory, was tried on an H100 and measured slower than one block per
 // row for every shape of docs/PERFORMANCE.md; see docs/cuda-vendor.md.)
@@ -14,14 +22,21 @@ namespace opk {
 template <int G>
 constexpr bool kBlockGroup = G == 0 || G > OPK_WARP_SIZE;
 
-// Shared scratch of the block-wide reductions: up to 4 values from each of up to 32 warps.
+// Shared scratch of the block-wide reductions: up to 4 values from each of up to 32 warps
+// (a 1024-thread block is 32 warps of 32 or 16 wavefronts of 64).
 constexpr int kMaxWarps = 32;
 constexpr int kReduceSlots = 4 * kMaxWarps;
+static_assert(1024 / OPK_WARP_SIZE <= kMaxWarps, "reduce slots for every warp of a 1024-thread block");
 
 // Sums K values over the threads of a row group.
+// The shuffle width of a group's first stage: the whole warp, or the group itself.
+template <int G>
+constexpr int kShuffleWidth = kBlockGroup<G> ? OPK_WARP_SIZE : G;
+
 template <int G, int K>
 OPK_DEV void group_sum(float (&v)[K], float* smem) {
-    constexpr int W = kBlockGroup<G> ? OPK_WARP_SIZE : G;
+    static_assert(G >= 0 && (G & (G - 1)) == 0, "a row group is a power of 2 of lanes, or 0 = the block");
+    constexpr int W = kShuffleWidth<G>;
 #pragma unroll
     for (int m = W / 2; m > 0; m >>= 1)
 #pragma unroll
@@ -52,7 +67,8 @@ OPK_DEV float group_sum1(float v, float* smem) {
 
 template <int G>
 OPK_DEV float group_max(float v, float* smem) {
-    constexpr int W = kBlockGroup<G> ? OPK_WARP_SIZE : G;
+    static_assert(G >= 0 && (G & (G - 1)) == 0, "a row group is a power of 2 of lanes, or 0 = the block");
+    constexpr int W = kShuffleWidth<G>;
 #pragma unroll
     for (int m = W / 2; m > 0; m >>= 1) v = fmaxf(v, OPK_SHFL_XOR(v, m, W));
     if constexpr (kBlockGroup<G>) {

@@ -36,28 +36,9 @@ OPK_DEV void div_mod(int64_t n, int64_t d, int64_t& q, int64_t& r) {
     }
 }
 
-// The elements of one 32-bit word of a pack as fp32, and back (round to nearest even).
-// Bit operations and paired conversions keep a raw pack in 4 registers whatever T (per
-// 16-bit element values would take a register each).
-OPK_DEV float2 word_to_f32(uint32_t w, opk_bf16) {
-    return make_float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
-}
-OPK_DEV float2 word_to_f32(uint32_t w, opk_f16) {
-    return make_float2(__half2float(__ushort_as_half((unsigned short)(w & 0xffffu))),
-                       __half2float(__ushort_as_half((unsigned short)(w >> 16))));
-}
-OPK_DEV uint32_t f32_to_word(float lo, float hi, opk_bf16) {
-    const auto h = __floats2bfloat162_rn(lo, hi);
-    uint32_t w;
-    memcpy(&w, &h, 4);
-    return w;
-}
-OPK_DEV uint32_t f32_to_word(float lo, float hi, opk_f16) {
-    const auto h = __floats2half2_rn(lo, hi);
-    uint32_t w;
-    memcpy(&w, &h, 4);
-    return w;
-}
+// Packs are converted a 32-bit word at a time with word_to_f32 / f32_to_word
+// (gpu_compat.h): bit operations and paired conversions keep a raw pack in 4 registers
+// whatever T, and no pack goes through a local array.
 
 // y[j] = x[j] c[j] - x[j+h] s[j], y[j+h] = x[j+h] c[j+h] + x[j] s[j+h] (forward) or the
 // transpose (backward) on one element.

@@ -280,14 +280,14 @@ struct RowGroup {
 
 // Instantiates a row kernel body for every dtype and RowConfig under the names that
 // OPK_ROW_NAMES spells on the host. The launch bounds ask for 1024 resident threads per
-// SM, which caps registers at 64: a row kernel is bound by the loads it keeps in flight,
-// and that is occupancy times the packs each thread holds.
+// SM (CU), which caps registers at 64 on NVIDIA (128 VGPRs on CDNA): a row kernel is bound
+// by the loads it keeps in flight, and that is occupancy times the packs each thread holds.
 #define OPK_ROW_CHUNKS(T, cfg) (sizeof(T) == 2 ? (cfg).chunks16 : (cfg).chunks)
-#define OPK_ROW_KERNEL(name, Args, body, T, cfgs, i)                             \
-    extern "C" __global__ void __launch_bounds__(opk::max_block(cfgs[i]),        \
-                                                 1024 / opk::max_block(cfgs[i])) \
-        name(const Args a) {                                                     \
-        body<T, cfgs[i].threads, OPK_ROW_CHUNKS(T, cfgs[i])>(a);                 \
+#define OPK_ROW_RESIDENT_THREADS 1024
+#define OPK_ROW_KERNEL(name, Args, body, T, cfgs, i)                                                    \
+    extern "C" __global__ void OPK_BOUNDS_RESIDENT(opk::max_block(cfgs[i]), OPK_ROW_RESIDENT_THREADS) \
+        name(const Args a) {                                                                            \
+        body<T, cfgs[i].threads, OPK_ROW_CHUNKS(T, cfgs[i])>(a);                                        \
     }
 #define OPK_ROW_KERNELS(stem, Args, body, cfgs)                  \
     OPK_ROW_KERNEL(stem##_f32_c0, Args, body, float, cfgs, 0)    \
