@@ -25,6 +25,9 @@ OPK_DEV void fill_row(T* row, const Span& sp, bool vec, float value) {
     float v[P];
 #pragma unroll
     for (int k = 0; k < P; ++k) v[k] = value;
+    // One pack per iteration: unrolled, the loop's extra registers spilled in the cached
+    // kernels on sm_90 (ptxas -v).
+#pragma unroll 1
     for (int64_t c = sp.lane; c < sp.packs; c += sp.size) store_pack<T, P>(row, c, sp.n, vec, v);
 }
 
@@ -192,7 +195,9 @@ OPK_ROW_KERNELS(opk_ce_fwd, CrossEntropyArgs, ce_forward, kRowConfigs)
 OPK_ROW_KERNELS(opk_ce_bwd, CrossEntropyArgs, ce_backward, kRowConfigs)
 
 // Non-ignored targets (bad ones included: they make the loss NaN either way). Integer
-// atomics, so the count is exact and order-independent.
+// atomics, so the count is exact and order-independent. One atomic per warp of the
+// target's width (OPK_WARP_SIZE: 32, or 64 on CDNA); the 256-thread block is a whole
+// number of warps on both.
 OPK_KERNEL(opk_ce_count_valid, 256)(const CountValidArgs a) {
     unsigned long long mine = 0;
     for (int64_t r = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < a.rows;

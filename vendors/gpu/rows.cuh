@@ -44,16 +44,65 @@ OPK_DEV int64_t load_index(const Strided& s, int64_t i, bool is64) {
     return is64 ? strided_get<int64_t>(s, i) : int64_t(strided_get<int32_t>(s, i));
 }
 
+// 16-byte packs are uint4 values, never type-punned local arrays (which AMDGPU moves to
+// LDS or scratch; gpu_compat.h): element k of a 4-byte type is 32-bit word k, element k of
+// a 2-byte type is the low (k even) or high (k odd) half of word k / 2.
+
+// Word i (0..3, a constant once unrolled) of a pack, set in place.
+OPK_DEV void set_word(uint4& p, int i, uint32_t w) {
+    if (i == 0)
+        p.x = w;
+    else if (i == 1)
+        p.y = w;
+    else if (i == 2)
+        p.z = w;
+    else
+        p.w = w;
+}
+
+// Word i of a pack into its elements of v as fp32, and those elements back into a word.
+// The halves go through the type's own conversion (to_f32): on NVIDIA one cvt each, as
+// the element loads of the same type compile to.
+template <typename T, int P>
+OPK_DEV void unpack_word(uint32_t w, int i, float (&v)[P]) {
+    if constexpr (sizeof(T) == 4) {
+        v[i] = __uint_as_float(w);
+    } else {
+        v[2 * i] = to_f32(from_bits<T>(w & 0xffffu));
+        v[2 * i + 1] = to_f32(from_bits<T>(w >> 16));
+    }
+}
+template <typename T, int P>
+OPK_DEV uint32_t pack_word(const float (&v)[P], int i) {
+    if constexpr (sizeof(T) == 4)
+        return __float_as_uint(v[i]);
+    else
+        return f32_to_word(v[2 * i], v[2 * i + 1], T());
+}
+
+// A pack as fp32 values, and fp32 values as a pack (round to nearest even).
+template <typename T, int P>
+OPK_DEV void unpack(const uint4& raw, float (&v)[P]) {
+    static_assert(P == Pack<T>::n, "one whole pack");
+    unpack_word<T>(raw.x, 0, v);
+    unpack_word<T>(raw.y, 1, v);
+    unpack_word<T>(raw.z, 2, v);
+    unpack_word<T>(raw.w, 3, v);
+}
+
+template <typename T, int P>
+OPK_DEV uint4 pack_of(const float (&v)[P]) {
+    static_assert(P == Pack<T>::n, "one whole pack");
+    return make_uint4(pack_word<T>(v, 0), pack_word<T>(v, 1), pack_word<T>(v, 2), pack_word<T>(v, 3));
+}
+
 // Elements [c*P, c*P + P) of a row of n elements, as fp32; `fill` past the end. One
 // 16-byte load when the row allows it (vec) and the pack is whole, else element loads.
 template <typename T, int P>
 OPK_DEV void load_pack(const T* row, int64_t c, int64_t n, bool vec, float (&v)[P], float fill = 0.0f) {
     const int64_t e = c * P;
     if (vec && e + P <= n) {
-        alignas(16) T t[P];
-        *reinterpret_cast<uint4*>(t) = *reinterpret_cast<const uint4*>(row + e);
-#pragma unroll
-        for (int k = 0; k < P; ++k) v[k] = to_f32(t[k]);
+        unpack<T, P>(*reinterpret_cast<const uint4*>(row + e), v);
     } else {
 #pragma unroll
         for (int k = 0; k < P; ++k) v[k] = e + k < n ? to_f32(row[e + k]) : fill;
@@ -64,10 +113,8 @@ template <typename T, int P, CacheHint H = CacheHint::normal>
 OPK_DEV void store_pack(T* row, int64_t c, int64_t n, bool vec, const float (&v)[P]) {
     const int64_t e = c * P;
     if (vec && e + P <= n) {
-        alignas(16) T t[P];
-#pragma unroll
-        for (int k = 0; k < P; ++k) t[k] = from_f32<T>(v[k]);
-        store16<H>(row + e, *reinterpret_cast<const uint4*>(t));
+        const uint4 p = pack_of<T, P>(v);
+        store16<H>(row + e, p);
     } else {
 #pragma unroll
         for (int k = 0; k < P; ++k)
@@ -77,25 +124,24 @@ OPK_DEV void store_pack(T* row, int64_t c, int64_t n, bool vec, const float (&v)
 
 // A 16-byte pack held in registers in the tensor's own type (4 registers whatever the
 // dtype): a row cache of raw packs needs half the registers of fp32 values for f16/bf16,
-// and registers decide how many rows an SM keeps in flight.
+// and registers decide how many rows an SM keeps in flight. A partial pack is built from
+// element loads, the elements' bits shifted into their words.
 template <typename T, int P, CacheHint H = CacheHint::normal>
 OPK_DEV void load_raw(const T* row, int64_t c, int64_t n, bool vec, uint4& raw, float fill) {
     const int64_t e = c * P;
     if (vec && e + P <= n) {
         raw = load16<H>(row + e);
     } else {
-        alignas(16) T t[P];
+        const uint32_t fill_bits = bits_of(from_f32<T>(fill));
+        auto elem = [&](int k) -> uint32_t { return e + k < n ? bits_of(row[e + k]) : fill_bits; };
 #pragma unroll
-        for (int k = 0; k < P; ++k) t[k] = e + k < n ? row[e + k] : from_f32<T>(fill);
-        raw = *reinterpret_cast<const uint4*>(t);
+        for (int i = 0; i < 4; ++i) {
+            if constexpr (sizeof(T) == 4)
+                set_word(raw, i, elem(i));
+            else
+                set_word(raw, i, elem(2 * i) | (elem(2 * i + 1) << 16));
+        }
     }
-}
-
-template <typename T, int P>
-OPK_DEV void unpack(const uint4& raw, float (&v)[P]) {
-    const T* t = reinterpret_cast<const T*>(&raw);
-#pragma unroll
-    for (int k = 0; k < P; ++k) v[k] = to_f32(t[k]);
 }
 
 // One row as one thread of its group sees it: n elements in `packs` 16-byte packs, of
