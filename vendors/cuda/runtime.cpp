@@ -131,7 +131,7 @@ public:
         return OPKIT_OK;
     }
 
-    opkit_status malloc(Device& d, size_t bytes, void** out) override {
+    opkit_status mem_alloc(Device& d, size_t bytes, void** out) override {
         CUdeviceptr p = 0;
         const CUresult r = drv().cuMemAlloc(&p, bytes);
         if (r != CUDA_SUCCESS) {
@@ -143,7 +143,7 @@ public:
         return OPKIT_OK;
     }
 
-    opkit_status free(void* ptr) override {
+    opkit_status mem_free(void* ptr) override {
         OPKIT_CU_TRY(drv().cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)));
         return OPKIT_OK;
     }
@@ -164,7 +164,7 @@ public:
 
     void pool_destroy(void* pool) override { drv().cuMemPoolDestroy(static_cast<CUmemoryPool>(pool)); }
 
-    opkit_status malloc_async(size_t bytes, void* pool, opkit_stream stream, void** out) override {
+    opkit_status mem_alloc_async(size_t bytes, void* pool, opkit_stream stream, void** out) override {
         CUdeviceptr p = 0;
         const CUstream s = as_stream(stream);
         if (pool)
@@ -175,7 +175,7 @@ public:
         return OPKIT_OK;
     }
 
-    opkit_status free_async(void* ptr, opkit_stream stream) override {
+    opkit_status mem_free_async(void* ptr, opkit_stream stream) override {
         OPKIT_CU_TRY(drv().cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), as_stream(stream)));
         return OPKIT_OK;
     }

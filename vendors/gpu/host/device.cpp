@@ -100,10 +100,10 @@ Scratch::~Scratch() {
     // reports a broken context again on the next call anyway.
     const QuietErrors quiet;
     if (dev_.memory_pools) {
-        (void)runtime().free_async(ptr_, stream_);
+        (void)runtime().mem_free_async(ptr_, stream_);
     } else {
         (void)runtime().stream_synchronize(stream_);
-        (void)runtime().free(ptr_);
+        (void)runtime().mem_free(ptr_);
     }
 }
 
@@ -111,9 +111,9 @@ opkit_status Scratch::alloc(size_t bytes, void** out) {
     if (ptr_) return fail(OPKIT_ERROR_INTERNAL, "Scratch::alloc called twice");
     if (bytes == 0) bytes = 16;
     if (dev_.memory_pools)  // from opkit's pool when there is one, else the default pool
-        OPKIT_GPU_TRY(runtime().malloc_async(bytes, dev_.scratch_pool, stream_, &ptr_));
+        OPKIT_GPU_TRY(runtime().mem_alloc_async(bytes, dev_.scratch_pool, stream_, &ptr_));
     else
-        OPKIT_GPU_TRY(runtime().malloc(dev_, bytes, &ptr_));
+        OPKIT_GPU_TRY(runtime().mem_alloc(dev_, bytes, &ptr_));
     *out = ptr_;
     return OPKIT_OK;
 }

@@ -69,9 +69,9 @@ opkit_status launch(Device& d, Module m, const char* name, size_t grid, unsigned
 }
 
 // Device memory for one call's temporaries, ordered on the call's stream: allocated
-// with malloc_async and freed with free_async after the kernels that use it, so nothing
-// synchronizes. Where the device has no memory pools, a plain allocation is freed after
-// synchronizing the stream. Declare it after the DeviceScope.
+// with mem_alloc_async and freed with mem_free_async after the kernels that use it, so
+// nothing synchronizes. Where the device has no memory pools, a plain allocation is
+// freed after synchronizing the stream. Declare it after the DeviceScope.
 class Scratch {
 public:
     Scratch(Device& d, opkit_stream s) : dev_(d), stream_(s) {}

@@ -8,7 +8,8 @@
 // it is not OPKIT_OK, has recorded a message with fail() (status.h) that names the
 // runtime's own call and error ("cuLaunchKernel(opk_rms_fwd_f32_c0) failed:
 // CUDA_ERROR_LAUNCH_FAILED (unspecified launch failure)"); OPKIT_ERROR_OUT_OF_MEMORY for
-// an allocation the device could not serve, otherwise OPKIT_ERROR_DEVICE.
+// an allocation the device could not serve, otherwise OPKIT_ERROR_DEVICE. Out-parameters
+// are written only on success.
 #pragma once
 
 #include "opkit_vendor.h"
@@ -29,7 +30,7 @@ struct DeviceAttributes {
     int shared_per_sm = 48 << 10;     // bytes of shared memory (LDS) per multiprocessor
     int shared_per_block = 48 << 10;  // the most one block may have (opt-in included)
     int64_t l2_bytes = 0;             // L2 cache size (0 = unknown)
-    bool memory_pools = false;        // stream-ordered allocation (malloc_async) available
+    bool memory_pools = false;        // stream-ordered allocation (mem_alloc_async) available
 };
 
 // One matrix of a matmul in the column-major terms BLAS libraries take (ops_matmul.cpp
@@ -93,15 +94,15 @@ public:
                                 opkit_stream stream, void** params) = 0;
 
     // ---- memory (the device current) ----
-    virtual opkit_status malloc(Device& d, size_t bytes, void** out) = 0;
-    virtual opkit_status free(void* ptr) = 0;
+    virtual opkit_status mem_alloc(Device& d, size_t bytes, void** out) = 0;
+    virtual opkit_status mem_free(void* ptr) = 0;
     // A pool for stream-ordered allocations on d that keeps up to keep_bytes mapped;
     // NULL when one cannot be made (nothing recorded). Called without d current.
     virtual void* pool_create(Device& d, uint64_t keep_bytes) = 0;
     virtual void pool_destroy(void* pool) = 0;  // shutdown; errors ignored
     // Stream-ordered allocation from `pool`, or from the device's default pool when NULL.
-    virtual opkit_status malloc_async(size_t bytes, void* pool, opkit_stream stream, void** out) = 0;
-    virtual opkit_status free_async(void* ptr, opkit_stream stream) = 0;
+    virtual opkit_status mem_alloc_async(size_t bytes, void* pool, opkit_stream stream, void** out) = 0;
+    virtual opkit_status mem_free_async(void* ptr, opkit_stream stream) = 0;
     // Copies between any two addresses of unified addressing (host or device), ordered
     // on the stream; the host side of a copy is safe to touch after stream_synchronize.
     virtual opkit_status memcpy_async(void* dst, const void* src, size_t bytes, opkit_stream stream) = 0;

@@ -45,7 +45,7 @@ extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_malloc(opkit_device dev
         DeviceScope scope;
         OPKIT_GPU_TRY(scope.enter(device.device_id));
         // 0 bytes: a 1-byte allocation; a unique, freeable pointer is more useful than NULL.
-        return runtime().malloc(scope.dev(), bytes ? bytes : 1, ptr);
+        return runtime().mem_alloc(scope.dev(), bytes ? bytes : 1, ptr);
     });
 }
 
@@ -54,7 +54,7 @@ extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_free(opkit_device devic
         if (!ptr) return OPKIT_OK;
         DeviceScope scope;
         OPKIT_GPU_TRY(scope.enter(device.device_id));
-        return runtime().free(ptr);
+        return runtime().mem_free(ptr);
     });
 }
 
