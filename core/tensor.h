@@ -54,8 +54,10 @@ inline void strides_of(const opkit_tensor* t, int64_t* out) {
     }
 }
 
+// data + byte_offset, computed on integers: a view with no elements may pair any data
+// pointer (NULL too) with any offset, and must not make pointer arithmetic overflow.
 inline char* base_ptr(const opkit_tensor* t) {
-    return static_cast<char*>(t->data) + t->byte_offset;
+    return reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(t->data) + uintptr_t(t->byte_offset));
 }
 
 // A tensor seen as `rows` rows of `n` contiguous elements; row r's address is computed

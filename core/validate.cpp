@@ -159,6 +159,9 @@ opkit_status well_formed(const char* op, const opkit_tensor* t, const char* name
                     op, name, shape_string(t));
     }
     const int64_t elem = int64_t(dtype_size(dtype_of(t)));
+    if (t->byte_offset > uint64_t(INT64_MAX))
+        return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: %s has byte_offset %" PRIu64 ", beyond 2^63 - 1",
+                    op, name, t->byte_offset);
     int64_t bytes = 0;
     if (count > 0 && elem > 0 &&
         (mul_overflows(last + 1, elem, &bytes) || __builtin_add_overflow(bytes, int64_t(t->byte_offset), &bytes)))
@@ -166,6 +169,19 @@ opkit_status well_formed(const char* op, const opkit_tensor* t, const char* name
     if (count > 0 && !t->data)
         return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: %s has %" PRId64 " elements but data is NULL",
                     op, name, count);
+    uintptr_t end = 0;  // one past the view's last byte
+    if (count > 0 && __builtin_add_overflow(reinterpret_cast<uintptr_t>(t->data), uintptr_t(bytes), &end))
+        return fail(OPKIT_ERROR_INVALID_ARGUMENT,
+                    "%s: %s at data %p with byte_offset %" PRIu64 " and shape %s reaches past the "
+                    "end of the address space", op, name, t->data, t->byte_offset, shape_string(t));
+    // Elements must sit at multiples of their size (as DLPack producers guarantee): the
+    // CPU kernels load them as typed values and devices cannot load misaligned ones.
+    const uintptr_t first = reinterpret_cast<uintptr_t>(t->data) + uintptr_t(t->byte_offset);
+    if (count > 0 && elem > 1 && first % uintptr_t(elem) != 0)
+        return fail(OPKIT_ERROR_UNSUPPORTED,
+                    "%s: %s starts at address %p (data + byte_offset), which is not a multiple "
+                    "of its %d-byte element size; tensors must be element-aligned",
+                    op, name, reinterpret_cast<void*>(first), int(elem));
     if (t->ndim > 0 && t->strides && t->shape[t->ndim - 1] > 1 && t->strides[t->ndim - 1] != 1)
         return fail(OPKIT_ERROR_UNSUPPORTED,
                     "%s: %s has innermost stride %" PRId64 "; the innermost dimension must be "
