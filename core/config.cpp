@@ -28,6 +28,21 @@ int32_t env_int(const char* name, int32_t fallback) {
     return int32_t(x);
 }
 
+// OPKIT_VERIFY: "1" (every call), a share in (0, 1] such as "0.01", or "0" (off); a
+// malformed value is logged and leaves verification off.
+double env_share(const char* name) {
+    const char* v = env(name);
+    if (!v) return 0.0;
+    char* end = nullptr;
+    const double x = strtod(v, &end);
+    if (end == v || *end != '\0' || !(x >= 0.0 && x <= 1.0)) {
+        logf(OPKIT_LOG_WARN, "ignoring %s=\"%s\": expected 1 (every call), a share in (0, 1] such "
+             "as 0.01, or 0", name, v);
+        return 0.0;
+    }
+    return x;
+}
+
 }  // namespace
 
 std::vector<std::string> split_list(const char* s, char sep) {
@@ -90,6 +105,7 @@ opkit_status read_settings(const opkit_init_options* o, Settings* out) {
             s.log_level = parsed;
     }
     s.num_threads = env_int("OPKIT_NUM_THREADS", 0);
+    s.verify = env_share("OPKIT_VERIFY");
     *out = std::move(s);
     return OPKIT_OK;
 }

@@ -17,6 +17,8 @@ struct Settings {
     int32_t log_level = OPKIT_LOG_WARN;        // OPKIT_LOG_LEVEL
     bool log_level_from_options = false;       // opkit_init_options::log_level was given
     int32_t num_threads = 0;                   // OPKIT_NUM_THREADS; 0 = hardware threads
+    double verify = 0.0;                       // OPKIT_VERIFY: share of vendor-served calls
+                                               // re-run on the CPU and compared (0 = off)
 };
 
 // Fails with INVALID_ARGUMENT (and a message) on a bad struct_size or value.

@@ -4,6 +4,7 @@
 #include "cpu/parallel.h"
 #include "error.h"
 #include "log.h"
+#include "verify.h"
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +18,7 @@ namespace {
 
 std::mutex g_init_mutex;
 std::atomic<Runtime*> g_runtime{nullptr};
+uint64_t g_generation = 0;  // guarded by g_init_mutex
 
 void vendor_log(int32_t level, const char* message) {
     if (message) log_message(level, std::string("vendor: ") + message);
@@ -90,6 +92,8 @@ opkit_status do_init(const opkit_init_options* options) {
     if (rt->settings.log_level_from_options || !log_level_set_by_application())
         set_log_level(rt->settings.log_level);
     cpu::set_num_threads(rt->settings.num_threads);
+    rt->generation = ++g_generation;
+    if (rt->settings.verify > 0.0) rt->verify = make_verify_state(rt->settings.verify);
 
     loader::Config lc;
     for (const std::string& p : rt->settings.vendor_path) {

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,8 +37,13 @@ struct DeviceEntry {
     std::array<CandidateList, kOpCount> ops;
 };
 
+struct VerifyState;  // verify.h
+
 struct Runtime {
     Settings settings;
+    uint64_t generation = 0;  // 1, 2, ... per initialization (opkit_last_dispatch)
+    // Set when OPKIT_VERIFY is on: dispatch tests this pointer, and only on a vendor's call.
+    std::shared_ptr<VerifyState> verify;
     std::vector<loader::Vendor> vendors;
     std::vector<DeviceEntry> devices;  // devices[0] is always OPKIT_DEVICE_CPU
     std::vector<std::string> search_locations;

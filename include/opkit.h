@@ -185,6 +185,32 @@ OPKIT_API opkit_status opkit_op_resolve(const char* op_name, int32_t device_type
 /** Devices of a type: 1 for OPKIT_DEVICE_CPU, else what its first ready vendor found. */
 OPKIT_API int32_t opkit_device_count(int32_t device_type);
 
+/** What dispatch did for the last op call (opkit_<op>) made on the calling thread.
+ *  Added in 1.1. */
+typedef struct opkit_dispatch_info {
+    uint32_t struct_size;          /* caller sets sizeof(opkit_dispatch_info) */
+    const char* op;                /* "softmax_forward", ... */
+    int32_t device_type;           /* the device the call's tensors are on; 0 when the call
+                                      failed before its device was known (validation) */
+    opkit_status status;           /* what the op call returned */
+    const char* served_by;         /* who ran it: a vendor name, "default" (the built-in CPU
+                                      kernels), "host-fallback", or "" when nobody did
+                                      (validation failed, or every candidate declined) */
+    int32_t declined;              /* candidates that declined the call (returned
+                                      OPKIT_ERROR_UNSUPPORTED) before it was served */
+    const char* first_declined_by; /* the first of them: a vendor name or "default";
+                                      "" when none declined */
+} opkit_dispatch_info;
+
+/** Fills *info about the last op call on this thread, e.g. to tell a call a vendor served
+ *  from one it declined and the CPU defaults then served (what opkit-conformance needs).
+ *  Per thread and cheap: dispatch records it as it goes; this call only reads it. Strings
+ *  stay valid until opkit_shutdown. OPKIT_ERROR_NOT_FOUND when this thread made no op
+ *  call since the library was (last) initialized; OPKIT_ERROR_INVALID_ARGUMENT for a NULL
+ *  info or a struct_size below the 1.1 size. Never initializes. On success the thread's
+ *  opkit_last_error_message() stays what the op call left. Added in 1.1. */
+OPKIT_API opkit_status opkit_last_dispatch(opkit_dispatch_info* info);
+
 /* ---------------------------------------------------------------- memory -------- */
 
 OPKIT_API opkit_status opkit_malloc(opkit_device device, size_t bytes, void** ptr);

@@ -12,6 +12,10 @@
 //   FAKE_DECLINE_ODD     softmax_forward declines rows of odd length (and misbehaves
 //                        for rows of 14 and 16, see there)
 //   FAKE_WRONG           softmax_forward computes a wrong result (conformance must fail)
+//   FAKE_DECLINE_ALL     softmax_forward and axpy decline every call (conformance must
+//                        fail unless told --allow-decline)
+//   FAKE_DECLINE_SHORT   softmax_forward declines rows shorter than 8 and serves the rest
+//                        (correctly: conformance must pass with cases of both kinds)
 //   FAKE_ACCEL           pretend accelerator on host memory: exports the memory functions
 //
 // Every variant that initializes writes "<name> init" to $FAKE_VENDOR_MARKER (when set),
@@ -153,6 +157,13 @@ OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_synchronize(opkit_device, opkit_st
 namespace {
 
 opkit_status softmax_forward(const opkit::args::softmax_forward& a) {
+#ifdef FAKE_DECLINE_ALL
+    (void)a;
+    return OPKIT_ERROR_UNSUPPORTED;
+#endif
+#ifdef FAKE_DECLINE_SHORT
+    if (a.x->shape[a.x->ndim - 1] < 8) return OPKIT_ERROR_UNSUPPORTED;
+#endif
 #ifdef FAKE_DECLINE_ODD
     // Misbehaviour on request, to prove libopkit contains it: rows of 14 throw a C++
     // exception across the C ABI, rows of 16 return a status that does not exist.
@@ -167,8 +178,20 @@ opkit_status softmax_forward(const opkit::args::softmax_forward& a) {
 #ifndef FAKE_ACCEL
 // Serving the CPU: one more op so that "a subset" is more than one.
 opkit_status axpy(const opkit::args::axpy& a) {
+#ifdef FAKE_DECLINE_ALL
+    return OPKIT_ERROR_UNSUPPORTED;
+#endif
     ++g_calls;
-    if (a.x->dtype.code != OPKIT_DTYPE_FLOAT || a.x->dtype.bits != 32 || a.x->strides || a.y->strides)
+    // f32 and dense (row-major, no padding) only: the rest is declined.
+    auto dense = [](const opkit_tensor* t) {
+        int64_t expect = 1;
+        for (int32_t i = t->ndim - 1; i >= 0; --i) {
+            if (t->strides && t->shape[i] != 1 && t->strides[i] != expect) return false;
+            expect *= t->shape[i];
+        }
+        return true;
+    };
+    if (a.x->dtype.code != OPKIT_DTYPE_FLOAT || a.x->dtype.bits != 32 || !dense(a.x) || !dense(a.y))
         return OPKIT_ERROR_UNSUPPORTED;
     int64_t n = 1;
     for (int32_t i = 0; i < a.x->ndim; ++i) n *= a.x->shape[i];
