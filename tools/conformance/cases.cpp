@@ -264,7 +264,10 @@ void rope(Cases& out, opkit_dtype d, bool quick) {
                 TwinTensor* x = b.input(d, s.bthd, s.layout);
                 TwinTensor* cos = b.input(d, cs_shape, {}, -1, 1);
                 TwinTensor* sin = b.input(d, cs_shape, {}, -1, 1);
-                TwinTensor* y = v == 2 ? b.compared(x, "out (in place)") : b.output(d, s.bthd, "out", s.layout);
+                // Named as the spec names the output: y (forward), dx (backward).
+                const char* out_name = backward ? "dx" : "y";
+                const std::string in_place = std::string(out_name) + " (in place)";
+                TwinTensor* y = v == 2 ? b.compared(x, in_place.c_str()) : b.output(d, s.bthd, out_name, s.layout);
                 out.push_back(b.done([=](bool g) {
                     return backward ? opkit_rope_backward(x->on(g), cos->on(g), sin->on(g), y->on(g), nullptr)
                                     : opkit_rope_forward(x->on(g), cos->on(g), sin->on(g), y->on(g), nullptr);

@@ -1,7 +1,11 @@
 // opkit-conformance [VENDOR.so] [options]: every op, forward and backward, every dtype,
 // odd shapes and strided views, on a vendor against opkit's CPU defaults; prints a parity
 // table and exits non-zero on any mismatch. What a third party runs before shipping a
-// backend package (docs/vendor-guide.md).
+// backend package (docs/vendor-guide.md, docs/conformance.md).
+//
+// A declined case is never a pass: which implementation served each call comes from
+// opkit_last_dispatch(), and an op the vendor exports whose every case it declined fails
+// the run unless --allow-decline names it.
 //
 // Phases, each under its own opkit_init, so that a vendor serving the CPU itself is still
 // compared against the built-in defaults and never against itself:
@@ -34,7 +38,9 @@ struct Options {
     std::string vendor_name;  // --vendor NAME
     int32_t device_id = 0;
     int max_failures = 20;
-    bool list = false;  // --list: count the catalogue's cases per op, test nothing
+    bool list = false;           // --list: count the catalogue's cases per op, test nothing
+    bool report_errors = false;  // --report-errors: worst error per (op, output, dtype)
+    std::vector<std::string> allow_decline;  // ops the vendor may decline entirely
     CatalogueOptions catalogue;
 };
 
@@ -42,12 +48,26 @@ void usage(FILE* f) {
     std::fprintf(f,
                  "usage: opkit-conformance [VENDOR.so] [--vendor NAME] [--device-id N] [--quick]\n"
                  "                         [--ops op,op] [--dtype f32,f16,bf16] [--max-failures N]\n"
+                 "                         [--allow-decline op,op] [--report-errors]\n"
                  "       opkit-conformance --list [--quick] [--ops op,op] [--dtype ...]\n"
                  "Runs every op on a vendor against opkit's CPU defaults and prints a parity table.\n"
                  "Without VENDOR.so or --vendor, every READY vendor found (OPKIT_VENDOR_PATH, then the\n"
-                 "install directory) is tested. Exit status: 0 all cases match, 1 a mismatch or error,\n"
-                 "2 bad usage or nothing to test, 3 an op has no case in the catalogue (a bug of\n"
-                 "the tool), 77 the chosen vendor found no device. --list prints the case count per op.\n");
+                 "install directory) is tested.\n"
+                 "\n"
+                 "A case the vendor declines (OPKIT_ERROR_UNSUPPORTED) is counted apart, never as a\n"
+                 "pass. An op the vendor exports whose every case it declined fails the run, unless\n"
+                 "--allow-decline names it (may be repeated). Tolerances: core/tolerances.def;\n"
+                 "--report-errors prints the worst error per (op, output, dtype) against them.\n"
+                 "\n"
+                 "Exit status:\n"
+                 "  0   every case the vendor served matches, and every op it exports served at\n"
+                 "      least one case (or is named by --allow-decline)\n"
+                 "  1   the vendor does not conform: a mismatch, a failed call, or an exported op\n"
+                 "      that declined every case; or opkit could not be initialized\n"
+                 "  2   bad usage, or no vendor to test\n"
+                 "  3   an op has no case in the catalogue (a bug of this tool)\n"
+                 "  77  the chosen vendor found no device (ctest: skipped)\n"
+                 "--list prints the case count per op (exit 0, or 3 as above).\n");
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -81,6 +101,12 @@ bool parse(int argc, char** argv, Options* o) {
             o->list = true;
         } else if (a == "--quick") {
             o->catalogue.quick = true;
+        } else if (a == "--report-errors") {
+            o->report_errors = true;
+        } else if (a == "--allow-decline") {
+            const char* v = value("--allow-decline");
+            if (!v) return false;
+            for (const std::string& op : split(v)) o->allow_decline.push_back(op);
         } else if (a == "--vendor") {
             const char* v = value("--vendor");
             if (!v) return false;
@@ -117,7 +143,9 @@ bool parse(int argc, char** argv, Options* o) {
             return false;
         }
     }
-    for (const std::string& op : o->catalogue.ops) {
+    std::vector<std::string> named = o->catalogue.ops;
+    named.insert(named.end(), o->allow_decline.begin(), o->allow_decline.end());
+    for (const std::string& op : named) {
         const char* served = nullptr;
         if (opkit_op_resolve(op.c_str(), OPKIT_DEVICE_CPU, &served) == OPKIT_ERROR_NOT_FOUND) {
             std::fprintf(stderr, "opkit-conformance: unknown op '%s'\n", op.c_str());
@@ -128,13 +156,32 @@ bool parse(int argc, char** argv, Options* o) {
     return true;
 }
 
-// Set by the log callback when the dispatcher reports that a vendor declined a call:
-// on the CPU a later candidate (the defaults) then serves it, so the status alone would
-// count a decline as a pass.
-bool g_declined = false;
-void watch_declines(int32_t, const char* message, void*) {
-    if (std::strstr(message, "' declined: ")) g_declined = true;
+// Who served the call just made on this thread: on the CPU a vendor's decline is followed
+// by the defaults serving the call, so its status alone would count a decline as a pass.
+enum class Served { vendor, declined, unknown };
+Served who_served(const std::string& vendor, std::string* detail) {
+    opkit_dispatch_info info{};
+    info.struct_size = sizeof info;
+    if (opkit_last_dispatch(&info) != OPKIT_OK) {
+        *detail = std::string("opkit_last_dispatch: ") + opkit_last_error_message();
+        return Served::unknown;
+    }
+    if (vendor == info.served_by) return Served::vendor;
+    if (info.declined > 0 && vendor == info.first_declined_by) {
+        *detail = std::string("declined") + (*info.served_by ? std::string(", then served by ") + info.served_by : "");
+        return Served::declined;
+    }
+    *detail = std::string("served by '") + info.served_by + "', not by the vendor";
+    return Served::unknown;
 }
+
+// The worst error seen per (op, output, dtype), for --report-errors.
+struct ErrorRow {
+    int compared = 0;
+    double worst = 0, scaled_err = 0, rel_err = 0, needed_atol = 0;
+};
+
+std::string base_name(const std::string& output) { return output.substr(0, output.find(' ')); }
 
 struct VendorRecord {
     std::string name, path, version, detail;
@@ -180,6 +227,7 @@ struct OpRow {
     std::string served_by;
     int cases = 0, passed = 0, declined = 0, failed = 0;
     double worst = 0.0;
+    bool exported = false;
 };
 
 // Cases per op of the library (its op spec), for the ops the run selected. An op with
@@ -233,6 +281,7 @@ int test_vendor(const Options& opt, const VendorRecord& v, const char* vendor_pa
 
     // 3. the vendor alone
     std::map<std::string, OpRow> table;
+    std::map<std::string, ErrorRow> errors;
     std::vector<std::string> problems;
     if (init_with(vendor_path, v.name.c_str(), nullptr) != OPKIT_OK) {
         std::printf("cannot initialize opkit with the vendor: %s\n", opkit_last_error_message());
@@ -244,8 +293,6 @@ int test_vendor(const Options& opt, const VendorRecord& v, const char* vendor_pa
         return -1;
     }
     std::vector<bool> ran(cases.size(), false);
-    opkit_set_log_callback(watch_declines, nullptr);
-    opkit_set_log_level(OPKIT_LOG_DEBUG);
     for (size_t i = 0; i < cases.size(); ++i) {
         Case& c = *cases[i];
         OpRow& row = table[c.op];
@@ -255,24 +302,32 @@ int test_vendor(const Options& opt, const VendorRecord& v, const char* vendor_pa
             continue;
         }
         row.served_by = v.name;
+        row.exported = true;
         ++row.cases;
         opkit_status s = OPKIT_OK;
         for (auto& t : c.tensors)
             if (s == OPKIT_OK) s = t->upload(dev);
+        bool declined = false;
         if (s == OPKIT_OK) {
-            g_declined = false;
             s = c.call(true);
-            if (g_declined && s == OPKIT_OK) s = OPKIT_ERROR_UNSUPPORTED;  // served by the defaults
-            c.vendor_status = s;
             c.vendor_message = s ? opkit_last_error_message() : "";
+            std::string detail;
+            const Served who = who_served(v.name, &detail);
+            if (who == Served::declined) {
+                declined = true;
+            } else if (who == Served::unknown) {
+                if (s == OPKIT_OK) s = OPKIT_ERROR_INTERNAL;
+                c.vendor_message = detail + (c.vendor_message.empty() ? "" : ": " + c.vendor_message);
+            }
+            c.vendor_status = s;
             for (CaseOutput& o : c.outputs)
-                if (s == OPKIT_OK) s = o.tensor->download(&o.vendor);
+                if (s == OPKIT_OK && !declined) s = o.tensor->download(&o.vendor);
         } else {
             c.vendor_status = s;
             c.vendor_message = std::string("device memory: ") + opkit_last_error_message();
         }
         for (auto& t : c.tensors) t->release();
-        if (c.vendor_status == OPKIT_ERROR_UNSUPPORTED) {
+        if (declined) {
             ++row.declined;
         } else if (s != OPKIT_OK) {
             ++row.failed;
@@ -281,8 +336,6 @@ int test_vendor(const Options& opt, const VendorRecord& v, const char* vendor_pa
             ran[i] = true;
         }
     }
-    opkit_set_log_level(OPKIT_LOG_WARN);
-    opkit_set_log_callback(nullptr, nullptr);
     opkit_shutdown();
 
     // 4. the reference on the host copies, then compare
@@ -303,8 +356,14 @@ int test_vendor(const Options& opt, const VendorRecord& v, const char* vendor_pa
         }
         bool ok = true;
         for (const CaseOutput& o : c.outputs) {
-            const Verdict verdict = compare(*o.tensor, o.vendor, o.tensor->host_storage(), o.scale_floor);
+            const Verdict verdict = compare(c.op, o.name, *o.tensor, o.vendor, o.tensor->host_storage(), o.scale_floor);
             row.worst = std::max(row.worst, verdict.worst);
+            ErrorRow& e = errors[c.op + " " + base_name(o.name) + " " + dtype_name(o.tensor->dtype())];
+            ++e.compared;
+            e.worst = std::max(e.worst, verdict.worst);
+            e.scaled_err = std::max(e.scaled_err, verdict.scaled_err);
+            e.rel_err = std::max(e.rel_err, verdict.rel_err);
+            e.needed_atol = std::max(e.needed_atol, verdict.needed_atol);
             if (!verdict.ok()) {
                 ok = false;
                 problems.push_back(c.op + " " + c.label + " -> " + o.name + ": " +
@@ -317,7 +376,8 @@ int test_vendor(const Options& opt, const VendorRecord& v, const char* vendor_pa
     }
     opkit_shutdown();
 
-    int failed = 0, total = 0;
+    int failed = 0, total = 0, passed = 0, declined = 0;
+    std::vector<std::string> all_declined;  // exported ops that served no case
     std::printf("%-24s %-10s %6s %6s %9s %6s  %s\n", "op", "served by", "cases", "pass", "declined", "FAIL",
                 "worst err/tolerance");
     for (int32_t k = 0; k < opkit_op_count(); ++k) {
@@ -327,22 +387,59 @@ int test_vendor(const Options& opt, const VendorRecord& v, const char* vendor_pa
         const OpRow& r = it->second;
         failed += r.failed;
         total += r.cases;
+        passed += r.passed;
+        declined += r.declined;
+        const bool allowed =
+            std::find(opt.allow_decline.begin(), opt.allow_decline.end(), op) != opt.allow_decline.end();
+        const bool declined_all = r.exported && r.cases > 0 && r.declined == r.cases;
+        if (declined_all && !allowed) all_declined.push_back(op);
         if (r.cases == 0)
             std::printf("%-24s %-10s %6s %6s %9s %6s  (not exported by '%s')\n", op.c_str(), r.served_by.c_str(), "-",
                         "-", "-", "-", v.name.c_str());
+        else if (declined_all)
+            std::printf("%-24s %-10s %6d %6d %9d %6d  %s\n", op.c_str(), r.served_by.c_str(), r.cases, r.passed,
+                        r.declined, r.failed,
+                        allowed ? "every case declined (allowed by --allow-decline)" : "EVERY CASE DECLINED");
         else
             std::printf("%-24s %-10s %6d %6d %9d %6d  %.3f\n", op.c_str(), r.served_by.c_str(), r.cases, r.passed,
                         r.declined, r.failed, r.worst);
     }
     opkit_shutdown();  // opkit_op_count initialized with the defaults
+    if (opt.report_errors) {
+        std::printf("\nerrors against the tolerances of core/tolerances.def (vendor '%s' vs the CPU defaults):\n",
+                    v.name.c_str());
+        std::printf("%-24s %-8s %-5s %8s %13s %12s %12s %12s\n", "op", "output", "dtype", "compared",
+                    "worst err/tol", "max err/S", "max rel err", "needed atol");
+        for (const auto& [key, e] : errors) {
+            char op[64] = "", out[32] = "", dt[8] = "";
+            std::sscanf(key.c_str(), "%63s %31s %7s", op, out, dt);
+            std::printf("%-24s %-8s %-5s %8d %13.3g %12.3g %12.3g %12.3g\n", op, out, dt, e.compared, e.worst,
+                        e.scaled_err, e.rel_err, e.needed_atol);
+        }
+        std::printf("\n");
+    }
+    // OPKIT_TOLERANCE_REPORT=FILE: the same rows for tests/support/tolerance_report.py.
+    if (const char* path = std::getenv("OPKIT_TOLERANCE_REPORT"); path && *path && !errors.empty())
+        if (FILE* f = std::fopen(path, "a")) {
+            for (const auto& [key, e] : errors)
+                std::fprintf(f, "conformance:%s %s %d %.6g %.6g %.6g %.6g\n", v.name.c_str(), key.c_str(),
+                             e.compared, e.worst, e.scaled_err, e.rel_err, e.needed_atol);
+            std::fclose(f);
+        }
     for (size_t i = 0; i < problems.size() && int(i) < opt.max_failures; ++i)
         std::printf("FAIL %s\n", problems[i].c_str());
     if (int(problems.size()) > opt.max_failures)
         std::printf("... %zu more failures\n", problems.size() - size_t(opt.max_failures));
+    for (const std::string& op : all_declined)
+        std::printf("FAIL %s: the vendor exports it but declined every one of its %d case(s); a declined case is "
+                    "not a pass (name it with --allow-decline %s if the vendor declines it on purpose)\n",
+                    op.c_str(), table[op].cases, op.c_str());
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%s: %d cases on the vendor, %d failed (%.1f s)\n", failed ? "MISMATCH" : "CONFORMS", total, failed,
-                secs);
-    return failed;
+    const char* verdict = failed ? "MISMATCH" : !all_declined.empty() ? "DECLINED" : "CONFORMS";
+    std::printf("%s: %d cases on the vendor: %d passed, %d declined (not counted as passes), %d failed; "
+                "%zu exported op(s) declined every case (%.1f s)\n",
+                verdict, total, passed, declined, failed, all_declined.size(), secs);
+    return failed + int(all_declined.size());
 }
 
 }  // namespace
