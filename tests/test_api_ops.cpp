@@ -5,9 +5,11 @@
 #include "host_tensor.h"
 #include "opkit.h"
 #include "reference.h"
+#include "tolerance_check.h"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -38,14 +40,17 @@ HostTensor output(DT dt, std::vector<int64_t> shape, int64_t pad = 0) {
     return t;
 }
 
-// floor: the smallest magnitude errors are measured against. Results that cancel to
-// almost nothing (a loss of exactly 0 at V = 1, rms_norm's dx at N = 1) are judged on
-// the scale of their inputs (O(1) here), not on their own vanishing size.
-void expect_close(const HostTensor& got, const Vec& want, double tol, const char* what, double floor = 1e-6) {
+// Within the tolerance of (op, output, dtype) from the one table (core/tolerances.def,
+// docs/tolerances.md). floor: the smallest scale errors are measured against. Results
+// that cancel to almost nothing (a loss of exactly 0 at V = 1, rms_norm's dx at N = 1)
+// are judged on the scale of their inputs (O(1) here), not on their own vanishing size.
+void expect_close(const char* op, const char* output, const HostTensor& got, const Vec& want, double floor = 0.0) {
     const Vec v = got.values();
-    INFO(what << " (" << test::name_of(got.dtype()) << ")");
+    INFO(op << " " << output << " (" << test::name_of(got.dtype()) << ")");
     REQUIRE(test::all_finite(v));  // poisoned NaNs left behind mean unwritten elements
-    CHECK(test::rel_error(v, want, floor) <= tol);
+    const test::ToleranceCheck c = test::check_tolerance(op, output, got, want, floor);
+    INFO(c.detail);
+    CHECK(c.ok);
     CHECK(got.padding_intact());
 }
 
@@ -65,7 +70,7 @@ TEST_CASE("rms_norm forward and backward match float64") {
                 for (int64_t pad : {0, 5})
                     for (bool with_weight : {true, false}) {
                         INFO("rows " << rows << " n " << n << " pad " << pad << " weight " << with_weight);
-                        const double tol = test::tolerance(dt), eps = 1e-5, off = with_weight ? 0.5 : 0.0;
+                        const double eps = 1e-5, off = with_weight ? 0.5 : 0.0;
                         HostTensor x = random_tensor(dt, {rows, n}, pad), dy = random_tensor(dt, {rows, n}, pad);
                         HostTensor w = random_tensor(dt, {n});
                         HostTensor y = output(dt, {rows, n}, pad), rstd = output(DT::f32, {rows});
@@ -73,8 +78,8 @@ TEST_CASE("rms_norm forward and backward match float64") {
                         REQUIRE_OK(opkit_rms_norm_forward(x.ct(), wt, float(eps), float(off), y.t(), rstd.t(), nullptr));
                         Vec wv = w.values(), ry, rr;
                         test::ref::rms_norm_forward(x.values(), with_weight ? &wv : nullptr, eps, off, rows, n, &ry, &rr);
-                        expect_close(y, ry, tol, "y");
-                        expect_close(rstd, rr, 1e-5, "rstd");
+                        expect_close("rms_norm_forward", "y", y, ry);
+                        expect_close("rms_norm_forward", "rstd", rstd, rr);
 
                         HostTensor dx = output(dt, {rows, n}, pad), dw = output(dt, {n});
                         REQUIRE_OK(opkit_rms_norm_backward(dy.ct(), x.ct(), wt, rstd.ct(), float(off), dx.t(),
@@ -82,8 +87,17 @@ TEST_CASE("rms_norm forward and backward match float64") {
                         Vec rdx, rdw;
                         test::ref::rms_norm_backward(dy.values(), x.values(), with_weight ? &wv : nullptr, eps, off,
                                                      rows, n, &rdx, &rdw);
-                        expect_close(dx, rdx, tol * 2, "dx", 1.0);
-                        if (with_weight) expect_close(dw, rdw, tol * 2, "dweight");
+                        // dx = rstd g - x rstd^3 sum(g x)/n with g = dy (w + off): two terms of the
+                        // size of rstd |g| that cancel (to ~eps at n = 1). The error scales with
+                        // the terms, so they are the floor of S (docs/tolerances.md).
+                        double terms = 0;
+                        const Vec dyv = dy.values();
+                        for (int64_t r = 0; r < rows; ++r)
+                            for (int64_t j = 0; j < n; ++j)
+                                terms = std::max(terms, rr[size_t(r)] * std::fabs(dyv[size_t(r * n + j)] *
+                                                                               (with_weight ? wv[size_t(j)] + off : 1.0)));
+                        expect_close("rms_norm_backward", "dx", dx, rdx, terms);
+                        if (with_weight) expect_close("rms_norm_backward", "dweight", dw, rdw);
                     }
 }
 
@@ -93,7 +107,7 @@ TEST_CASE("rms_norm in place (y = x) and Gemma offset") {
     REQUIRE_OK(opkit_rms_norm_forward(x.ct(), w.ct(), 1e-6f, 1.0f, x.t(), nullptr, nullptr));
     Vec ry, rr;
     test::ref::rms_norm_forward(xv, &wv, 1e-6, 1.0, 5, 64, &ry, &rr);
-    expect_close(x, ry, test::tolerance(DT::bf16), "in-place y");
+    expect_close("rms_norm_forward", "y (in place)", x, ry);
 }
 
 TEST_CASE("layer_norm forward and backward match float64") {
@@ -103,7 +117,7 @@ TEST_CASE("layer_norm forward and backward match float64") {
                 for (int64_t pad : {0, 3})
                     for (bool affine : {true, false}) {
                         INFO("rows " << rows << " n " << n << " pad " << pad << " affine " << affine);
-                        const double tol = test::tolerance(dt), eps = 1e-5;
+                        const double eps = 1e-5;
                         HostTensor x = random_tensor(dt, {rows, n}, pad), dy = random_tensor(dt, {rows, n}, pad);
                         HostTensor w = random_tensor(dt, {n}), b = random_tensor(dt, {n});
                         HostTensor y = output(dt, {rows, n}, pad), mean = output(DT::f32, {rows}),
@@ -113,9 +127,9 @@ TEST_CASE("layer_norm forward and backward match float64") {
                         Vec wv = w.values(), bv = b.values(), ry, rm, rr;
                         test::ref::layer_norm_forward(x.values(), affine ? &wv : nullptr, affine ? &bv : nullptr, eps,
                                                       rows, n, &ry, &rm, &rr);
-                        expect_close(y, ry, tol, "y");
-                        expect_close(mean, rm, 1e-5, "mean");
-                        if (n > 1) expect_close(rstd, rr, 1e-4, "rstd");  // n == 1: rstd = 1/sqrt(eps)
+                        expect_close("layer_norm_forward", "y", y, ry);
+                        expect_close("layer_norm_forward", "mean", mean, rm, 1.0);  // cancels to ~0: O(1) scale
+                        if (n > 1) expect_close("layer_norm_forward", "rstd", rstd, rr);  // n == 1: rstd = 1/sqrt(eps)
 
                         HostTensor dx = output(dt, {rows, n}, pad), dw = output(dt, {n}), db = output(dt, {n});
                         REQUIRE_OK(opkit_layer_norm_backward(dy.ct(), x.ct(), affine ? w.ct() : nullptr, mean.ct(),
@@ -124,9 +138,17 @@ TEST_CASE("layer_norm forward and backward match float64") {
                         Vec rdx, rdw, rdb;
                         test::ref::layer_norm_backward(dy.values(), x.values(), affine ? &wv : nullptr, eps, rows, n,
                                                        &rdx, &rdw, &rdb);
-                        if (n > 1) expect_close(dx, rdx, tol * 4, "dx");
-                        if (affine && n > 1) expect_close(dw, rdw, tol * 2, "dweight");
-                        expect_close(db, rdb, tol * 2, "dbias");
+                        // dx = rstd (g - mean(g) - xhat mean(g xhat)): terms of the size of rstd |g|
+                        // that cancel, the floor of S as for rms_norm.
+                        double terms = 0;
+                        const Vec dyv = dy.values();
+                        for (int64_t r = 0; r < rows; ++r)
+                            for (int64_t j = 0; j < n; ++j)
+                                terms = std::max(terms, rr[size_t(r)] * std::fabs(dyv[size_t(r * n + j)] *
+                                                                               (affine ? wv[size_t(j)] : 1.0)));
+                        if (n > 1) expect_close("layer_norm_backward", "dx", dx, rdx, terms);
+                        if (affine && n > 1) expect_close("layer_norm_backward", "dweight", dw, rdw);
+                        expect_close("layer_norm_backward", "dbias", db, rdb);
                     }
 }
 
@@ -136,21 +158,20 @@ TEST_CASE("softmax forward and backward match float64 - in place too") {
             for (int64_t n : kCols)
                 for (int64_t pad : {0, 7}) {
                     INFO("rows " << rows << " n " << n << " pad " << pad);
-                    const double tol = test::tolerance(dt);
                     HostTensor x = random_tensor(dt, {rows, n}, pad, -4, 4), dy = random_tensor(dt, {rows, n}, pad);
                     HostTensor y = output(dt, {rows, n}, pad);
                     REQUIRE_OK(opkit_softmax_forward(x.ct(), y.t(), nullptr));
                     Vec ry;
                     test::ref::softmax_forward(x.values(), rows, n, &ry);
-                    expect_close(y, ry, tol, "y");
+                    expect_close("softmax_forward", "y", y, ry);
                     HostTensor dx = output(dt, {rows, n}, pad);
                     REQUIRE_OK(opkit_softmax_backward(dy.ct(), y.ct(), dx.t(), nullptr));
                     Vec rdx;
                     test::ref::softmax_backward(dy.values(), y.values(), rows, n, &rdx);
-                    expect_close(dx, rdx, tol * 2, "dx");
+                    expect_close("softmax_backward", "dx", dx, rdx);
                     // in place: y over x
                     REQUIRE_OK(opkit_softmax_forward(x.ct(), x.t(), nullptr));
-                    expect_close(x, ry, tol, "in-place y");
+                    expect_close("softmax_forward", "y (in place)", x, ry);
                 }
 }
 
@@ -161,8 +182,7 @@ TEST_CASE("swiglu and geglu forward and backward match float64") {
                 for (int64_t n : kCols)
                     for (int64_t pad : {0, 2}) {
                         INFO("act " << act << " rows " << rows << " n " << n << " pad " << pad);
-                        const double tol = test::tolerance(dt);
-                        HostTensor a = random_tensor(dt, {rows, n}, pad, -4, 4), b = random_tensor(dt, {rows, n}, pad),
+                            HostTensor a = random_tensor(dt, {rows, n}, pad, -4, 4), b = random_tensor(dt, {rows, n}, pad),
                                    dy = random_tensor(dt, {rows, n}, pad);
                         HostTensor y = output(dt, {rows, n}, pad);
                         const int32_t approx = act == 2 ? OPKIT_GELU_TANH : OPKIT_GELU_NONE;
@@ -172,15 +192,15 @@ TEST_CASE("swiglu and geglu forward and backward match float64") {
                             REQUIRE_OK(opkit_geglu_forward(a.ct(), b.ct(), approx, y.t(), nullptr));
                         Vec ry, rda, rdb;
                         test::ref::gated_forward(act, a.values(), b.values(), &ry);
-                        expect_close(y, ry, tol, "y");
+                        expect_close(act == 0 ? "swiglu_forward" : "geglu_forward", "y", y, ry);
                         test::ref::gated_backward(act, dy.values(), a.values(), b.values(), &rda, &rdb);
                         // da aliases a and db aliases b: the documented in-place form
                         if (act == 0)
                             REQUIRE_OK(opkit_swiglu_backward(dy.ct(), a.ct(), b.ct(), a.t(), b.t(), nullptr));
                         else
                             REQUIRE_OK(opkit_geglu_backward(dy.ct(), a.ct(), b.ct(), approx, a.t(), b.t(), nullptr));
-                        expect_close(a, rda, tol * 2, "da (in place over a)");
-                        expect_close(b, rdb, tol * 2, "db (in place over b)");
+                        expect_close(act == 0 ? "swiglu_backward" : "geglu_backward", "da (in place over a)", a, rda);
+                        expect_close(act == 0 ? "swiglu_backward" : "geglu_backward", "db (in place over b)", b, rdb);
                     }
 }
 
@@ -191,7 +211,6 @@ TEST_CASE("rope forward and backward match float64 - on BHTD storage viewed as B
                               std::vector<int64_t>{1, 7, 2, 128}}) {
                 const int64_t B = dims[0], T = dims[1], H = dims[2], D = dims[3];
                 INFO("B " << B << " T " << T << " H " << H << " D " << D << " batched " << batched);
-                const double tol = test::tolerance(dt);
                 // Storage [B,H,T,D]; the view passes strides of [B,T,H,D].
                 HostTensor storage = random_tensor(dt, {B, H, T, D});
                 opkit_tensor x = *storage.ct();
@@ -210,14 +229,14 @@ TEST_CASE("rope forward and backward match float64 - on BHTD storage viewed as B
                 REQUIRE_OK(opkit_rope_forward(&x, cos.ct(), sin.ct(), y.t(), nullptr));
                 Vec ry, rdx;
                 test::ref::rope(xv, cos.values(), sin.values(), B, T, H, D, batched, false, &ry);
-                expect_close(y, ry, tol, "y");
+                expect_close("rope_forward", "y", y, ry);
                 HostTensor dx = output(dt, {B, T, H, D});
                 REQUIRE_OK(opkit_rope_backward(y.ct(), cos.ct(), sin.ct(), dx.t(), nullptr));
                 test::ref::rope(y.values(), cos.values(), sin.values(), B, T, H, D, batched, true, &rdx);
-                expect_close(dx, rdx, tol * 2, "dx");
+                expect_close("rope_backward", "dx", dx, rdx);
                 // in place
                 REQUIRE_OK(opkit_rope_backward(y.ct(), cos.ct(), sin.ct(), y.t(), nullptr));
-                expect_close(y, rdx, tol * 2, "in-place dx");
+                expect_close("rope_backward", "dx (in place)", y, rdx);
             }
 }
 
@@ -229,8 +248,7 @@ TEST_CASE("cross_entropy forward and backward match float64 for every reduction"
                     for (double smoothing : {0.0, 0.1}) {
                         const int64_t rows = 9;
                         INFO("V " << V << " reduction " << reduction << " smoothing " << smoothing);
-                        const double tol = test::tolerance(dt);
-                        HostTensor logits = random_tensor(dt, {rows, V}, 3, -3, 3);
+                            HostTensor logits = random_tensor(dt, {rows, V}, 3, -3, 3);
                         HostTensor target(it, {rows});
                         std::vector<int64_t> tv(static_cast<size_t>(rows));
                         for (int64_t r = 0; r < rows; ++r) {
@@ -243,9 +261,9 @@ TEST_CASE("cross_entropy forward and backward match float64 for every reduction"
                                                                loss.t(), lse.t(), dl.t(), nullptr));
                         Vec rl, rlse, rdl;
                         test::ref::cross_entropy(logits.values(), tv, rows, V, -100, smoothing, reduction, &rl, &rlse, &rdl);
-                        expect_close(loss, rl, 1e-5, "loss", 1.0);
-                        expect_close(lse, rlse, 1e-5, "lse");
-                        expect_close(dl, rdl, tol * 2, "dlogits");
+                        expect_close("cross_entropy_forward", "loss", loss, rl, 1.0);
+                        expect_close("cross_entropy_forward", "lse", lse, rlse);
+                        expect_close("cross_entropy_forward", "dlogits", dl, rdl);
 
                         // backward with an upstream gradient, lse given and recomputed
                         HostTensor dloss = reduction == 0 ? random_tensor(DT::f32, {rows}) : random_tensor(DT::f32, {});
@@ -258,12 +276,12 @@ TEST_CASE("cross_entropy forward and backward match float64 for every reduction"
                             for (int64_t r = 0; r < rows; ++r)
                                 for (int64_t j = 0; j < V; ++j)
                                     want[size_t(r * V + j)] *= reduction == 0 ? up[size_t(r)] : up[0];
-                            expect_close(g, want, tol * 2, "dlogits (backward)");
+                            expect_close("cross_entropy_backward", "dlogits", g, want);
                         }
                         // Liger's memory trick: dlogits written over the logits
                         REQUIRE_OK(opkit_cross_entropy_forward(logits.ct(), target.ct(), -100, float(smoothing),
                                                                reduction, nullptr, nullptr, logits.t(), nullptr));
-                        expect_close(logits, rdl, tol * 2, "dlogits in place");
+                        expect_close("cross_entropy_forward", "dlogits (in place)", logits, rdl);
                     }
 }
 
@@ -295,13 +313,13 @@ TEST_CASE("embedding forward and backward match float64") {
                 Vec want(static_cast<size_t>(15 * D)), wv = w.values();
                 for (int64_t k = 0; k < 15; ++k)
                     for (int64_t j = 0; j < D; ++j) want[size_t(k * D + j)] = wv[size_t(iv[size_t(k)] * D + j)];
-                expect_close(y, want, 0.0, "y");
+                expect_close("embedding_forward", "y", y, want);
                 HostTensor dy = random_tensor(dt, {3, 5, D}), dw = output(dt, {V, D}, 2);
                 const int64_t padding = iv[3];
                 REQUIRE_OK(opkit_embedding_backward(dy.ct(), ids.ct(), padding, dw.t(), nullptr));
                 Vec rdw;
                 test::ref::embedding_backward(dy.values(), iv, V, D, padding, &rdw);
-                expect_close(dw, rdw, test::tolerance(dt) * 2, "dweight");
+                expect_close("embedding_backward", "dweight", dw, rdw);
             }
 }
 
@@ -330,7 +348,7 @@ TEST_CASE("matmul matches float64: transposes - batches - broadcast - beta") {
                             if (beta == 0.0) c.poison();  // not read: NaN must not propagate
                             REQUIRE_OK(opkit_matmul(a.ct(), b.ct(), c.t(), 0.75f, float(beta), ta, tb, nullptr));
                             test::ref::matmul(a.values(), b.values(), &rc, batch, ba, bb, M, N, K, ta, tb, 0.75, beta);
-                            expect_close(c, rc, test::tolerance(dt) * 2, "c");
+                            expect_close("matmul", "c", c, rc);
                         }
 }
 
@@ -341,7 +359,7 @@ TEST_CASE("axpy matches float64 on strided views") {
             Vec want = y.values(), xv = x.values();
             for (size_t i = 0; i < want.size(); ++i) want[i] += -0.3 * xv[i];
             REQUIRE_OK(opkit_axpy(-0.3f, x.ct(), y.t(), nullptr));
-            expect_close(y, want, test::tolerance(dt), "y");
+            expect_close("axpy", "y", y, want);
         }
 }
 

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+import tolerances
+
 try:
     import ml_dtypes
     BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -15,10 +17,6 @@ DTYPES = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16)}
 if BF16 is not None:
     DTYPES["bf16"] = BF16
 
-# Relative tolerance per output dtype: a few units in the last place of that dtype,
-# never looser for bf16 than bf16's own rounding allows.
-RTOL = {"f32": 2e-5, "f16": 2e-3, "bf16": 1.6e-2}
-
 
 def rand(rng, shape, dtype, scale=1.0):
     return (rng.standard_normal(shape) * scale).astype(dtype)
@@ -28,13 +26,11 @@ def f64(a):
     return np.asarray(a).astype(np.float64)
 
 
-def close(out, ref, dtype_name, scale=None):
-    """out ≈ ref with the dtype's tolerance; the absolute part is relative to the
-    tensor's magnitude, so near-zero elements of a well-scaled tensor do not fail."""
-    out, ref = f64(out), f64(ref)
-    rtol = RTOL[dtype_name]
-    mag = scale if scale is not None else max(1e-30, float(np.max(np.abs(ref))) if ref.size else 1)
-    np.testing.assert_allclose(out, ref, rtol=rtol, atol=rtol * mag)
+def close(out, ref, dtype_name, op, output, floor=0.0):
+    """out ≈ ref within the tolerance of (op, output, dtype) from the one table
+    (core/tolerances.def, through tolerances.py). floor: the smallest scale S errors are
+    measured against, for results that cancel to ~0 from larger terms."""
+    tolerances.check(out, ref, op, output, dtype_name, floor)
 
 
 def rms_norm(x, w, eps, off):

@@ -31,8 +31,8 @@ def test_rms_norm(rng, dt, strided, n):
     y, rstd = poisoned((5, n), dtype), poisoned((5,), np.float32)
     opkit.rms_norm_forward(x, w, 1e-6, 0.5, y, rstd)
     y_ref, r_ref = ref.rms_norm(x, w, 1e-6, 0.5)
-    ref.close(y, y_ref, dt)
-    ref.close(rstd, r_ref, "f32")
+    ref.close(y, y_ref, dt, "rms_norm_forward", "y")
+    ref.close(rstd, r_ref, "f32", "rms_norm_forward", "rstd")
 
     dy = rows_input(rng, 5, n, dtype, strided)
     dx, dw = poisoned((5, n), dtype), poisoned((n,), dtype)
@@ -41,8 +41,8 @@ def test_rms_norm(rng, dt, strided, n):
     # dx is a difference of two terms of size |dy·w·rstd|; with N = 1 they cancel to
     # ~eps, so the error is measured against the terms, not the tiny result.
     terms = float(np.max(np.abs(ref.f64(dy) * (ref.f64(w) + 0.5) * ref.f64(rstd)[:, None])))
-    ref.close(dx, dx_ref, dt, scale=terms)
-    ref.close(dw, dw_ref, dt)
+    ref.close(dx, dx_ref, dt, "rms_norm_backward", "dx", floor=terms)
+    ref.close(dw, dw_ref, dt, "rms_norm_backward", "dweight")
 
 
 @pytest.mark.parametrize("dt", DT)
@@ -55,17 +55,17 @@ def test_layer_norm(rng, dt, strided):
     mean, rstd = poisoned((7,), np.float32), poisoned((7,), np.float32)
     opkit.layer_norm_forward(x, w, b, 1e-5, y, mean, rstd)
     y_ref, m_ref, r_ref = ref.layer_norm(x, w, b, 1e-5)
-    ref.close(y, y_ref, dt)
-    ref.close(mean, m_ref, "f32", scale=1.0)
-    ref.close(rstd, r_ref, "f32")
+    ref.close(y, y_ref, dt, "layer_norm_forward", "y")
+    ref.close(mean, m_ref, "f32", "layer_norm_forward", "mean", floor=1.0)
+    ref.close(rstd, r_ref, "f32", "layer_norm_forward", "rstd")
 
     dy = rows_input(rng, 7, n, dtype, strided)
     dx, dw, db = poisoned((7, n), dtype), poisoned((n,), dtype), poisoned((n,), dtype)
     opkit.layer_norm_backward(dy, x, w, mean, rstd, dx, dw, db)
     dx_ref, dw_ref, db_ref = ref.layer_norm_bwd(dy, x, w, mean, rstd)
-    ref.close(dx, dx_ref, dt)
-    ref.close(dw, dw_ref, dt)
-    ref.close(db, db_ref, dt)
+    ref.close(dx, dx_ref, dt, "layer_norm_backward", "dx")
+    ref.close(dw, dw_ref, dt, "layer_norm_backward", "dweight")
+    ref.close(db, db_ref, dt, "layer_norm_backward", "dbias")
 
 
 @pytest.mark.parametrize("dt", DT)
@@ -75,10 +75,10 @@ def test_softmax(rng, dt, n):
     x = rows_input(rng, 3, n, dtype, True)
     y = poisoned((3, n), dtype)
     opkit.softmax_forward(x, y)
-    ref.close(y, ref.softmax(x), dt)
+    ref.close(y, ref.softmax(x), dt, "softmax_forward", "y")
     dy, dx = ref.rand(rng, (3, n), dtype), poisoned((3, n), dtype)
     opkit.softmax_backward(dy, y, dx)
-    ref.close(dx, ref.softmax_bwd(dy, y), dt)
+    ref.close(dx, ref.softmax_bwd(dy, y), dt, "softmax_backward", "dx")
 
 
 @pytest.mark.parametrize("dt", DT)
@@ -96,9 +96,10 @@ def test_gated(rng, dt, gate):
         opkit.geglu_forward(a, b, approx, y)
         opkit.geglu_backward(dy, a, b, approx, da, db)
         y_ref, (da_ref, db_ref) = ref.geglu(a, b, approx), ref.geglu_bwd(dy, a, b, approx)
-    ref.close(y, y_ref, dt)
-    ref.close(da, da_ref, dt)
-    ref.close(db, db_ref, dt)
+    fwd, bwd = ("swiglu_forward", "swiglu_backward") if gate == "swiglu" else ("geglu_forward", "geglu_backward")
+    ref.close(y, y_ref, dt, fwd, "y")
+    ref.close(da, da_ref, dt, bwd, "da")
+    ref.close(db, db_ref, dt, bwd, "db")
 
 
 @pytest.mark.parametrize("dt", DT)
@@ -111,9 +112,9 @@ def test_rope(rng, dt, batched_angles):
     sin = np.concatenate([np.sin(ang)] * 2, -1).astype(dtype)
     y, dx = poisoned(x.shape, dtype), poisoned(x.shape, dtype)
     opkit.rope_forward(x, cos, sin, y)
-    ref.close(y, ref.rope(x, cos, sin), dt)
+    ref.close(y, ref.rope(x, cos, sin), dt, "rope_forward", "y")
     opkit.rope_backward(y, cos, sin, dx)
-    ref.close(dx, ref.rope_bwd(y, cos, sin), dt)
+    ref.close(dx, ref.rope_bwd(y, cos, sin), dt, "rope_backward", "dx")
 
 
 @pytest.mark.parametrize("dt", DT)
@@ -129,15 +130,15 @@ def test_cross_entropy(rng, dt, reduction, smoothing, index_dtype):
     lse, dlogits = poisoned((rows,), np.float32), poisoned((rows, v), dtype)
     opkit.cross_entropy_forward(logits, target, -100, smoothing, reduction, loss, lse, dlogits)
     l_ref, lse_ref, g_ref = ref.cross_entropy(logits, target, -100, smoothing, reduction)
-    ref.close(loss, l_ref, "f32")
-    ref.close(lse, lse_ref, "f32")
-    ref.close(dlogits, g_ref, dt)
+    ref.close(loss, l_ref, "f32", "cross_entropy_forward", "loss")
+    ref.close(lse, lse_ref, "f32", "cross_entropy_forward", "lse")
+    ref.close(dlogits, g_ref, dt, "cross_entropy_forward", "dlogits")
 
     dloss = (rng.standard_normal(rows) if reduction == 0 else np.array(1.5)).astype(np.float32)
     dl = poisoned((rows, v), dtype)
     opkit.cross_entropy_backward(dloss, logits, target, None, -100, smoothing, reduction, dl)
     scale = dloss[:, None] if reduction == 0 else dloss
-    ref.close(dl, g_ref * ref.f64(scale), dt)
+    ref.close(dl, g_ref * ref.f64(scale), dt, "cross_entropy_backward", "dlogits")
 
 
 def test_cross_entropy_all_rows_ignored_is_nan_like_pytorch(rng):
@@ -159,10 +160,10 @@ def test_embedding(rng, dt, index_dtype):
     ids[0, 0] = ids[1, 1] = 4  # a repeated id accumulates in the backward
     y = poisoned((3, 4, d), dtype)
     opkit.embedding_forward(w, ids, y)
-    np.testing.assert_array_equal(ref.f64(y), ref.f64(w)[ids])
+    ref.close(y, ref.f64(w)[ids], dt, "embedding_forward", "y")
     dy, dw = ref.rand(rng, (3, 4, d), dtype), poisoned((v, d), dtype)
     opkit.embedding_backward(dy, ids, 4, dw)
-    ref.close(dw, ref.embedding_bwd(dy, ids, 4, v), dt)
+    ref.close(dw, ref.embedding_bwd(dy, ids, 4, v), dt, "embedding_backward", "dweight")
     assert np.all(ref.f64(dw)[4] == 0)  # padding_idx contributes nothing
 
 
@@ -176,7 +177,7 @@ def test_matmul(rng, dt, trans_a, trans_b):
     expected = 0.5 * (ref.f64(a).T if trans_a else ref.f64(a)) @ (ref.f64(b).T if trans_b else ref.f64(b)) \
         + 2.0 * ref.f64(c)
     opkit.matmul(a, b, c, 0.5, 2.0, trans_a, trans_b)
-    ref.close(c, expected, dt)
+    ref.close(c, expected, dt, "matmul", "c")
 
 
 def test_matmul_batched_broadcast(rng):
@@ -184,7 +185,7 @@ def test_matmul_batched_broadcast(rng):
     b = ref.rand(rng, (1, 5, 6), np.float32)
     c = poisoned((3, 4, 6), np.float32)
     opkit.matmul(a, b, c)  # beta = 0: c is not read, the NaN poison must not propagate
-    ref.close(c, ref.f64(a) @ ref.f64(b), "f32")
+    ref.close(c, ref.f64(a) @ ref.f64(b), "f32", "matmul", "c")
 
 
 @pytest.mark.parametrize("dt", DT)
@@ -193,14 +194,14 @@ def test_axpy(rng, dt):
     x, y = ref.rand(rng, (3, 50), dtype), ref.rand(rng, (3, 50), dtype)
     expected = ref.f64(y) - 0.25 * ref.f64(x)
     opkit.axpy(-0.25, x, y)
-    ref.close(y, expected, dt)
+    ref.close(y, expected, dt, "axpy", "y")
 
 
 def test_in_place_forward_is_allowed(rng):
     x = ref.rand(rng, (4, 64), np.float32)
     expected = ref.softmax(x)
     opkit.softmax_forward(x, x)
-    ref.close(x, expected, "f32")
+    ref.close(x, expected, "f32", "softmax_forward", "y")
 
 
 def test_read_only_input_goes_through_array_interface(rng):
@@ -208,7 +209,7 @@ def test_read_only_input_goes_through_array_interface(rng):
     x.flags.writeable = False  # DLPack cannot export it; __array_interface__ can
     y = poisoned((2, 16), np.float32)
     opkit.softmax_forward(x, y)
-    ref.close(y, ref.softmax(x), "f32")
+    ref.close(y, ref.softmax(x), "f32", "softmax_forward", "y")
 
 
 @pytest.mark.skipif(ref.BF16 is None, reason="ml_dtypes is not installed: no NumPy bfloat16")

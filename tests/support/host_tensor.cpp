@@ -75,8 +75,6 @@ const char* name_of(DT d) {
 
 size_t size_of(DT d) { return d == DT::f32 || d == DT::i32 ? 4 : d == DT::i64 ? 8 : 2; }
 
-double tolerance(DT d) { return d == DT::f32 ? 2e-5 : d == DT::f16 ? 4e-3 : 2e-2; }
-
 HostTensor::HostTensor(DT dtype, std::vector<int64_t> shape, int64_t row_pad)
     : dtype_(dtype), shape_(std::move(shape)), row_pad_(row_pad) {
     const int32_t nd = int32_t(shape_.size());

@@ -55,10 +55,9 @@ private:
     opkit_tensor view_{};
 };
 
-// max |a - b| / max(max |b|, floor): the error measure every comparison uses.
+// max |a - b| / max(max |b|, floor). The op tests' tolerances are in tolerance_check.h
+// (the one table, core/tolerances.def).
 double rel_error(const std::vector<double>& got, const std::vector<double>& want, double floor = 1e-6);
 bool all_finite(const std::vector<double>& v);
-// Tolerance for results rounded to dtype d (fp32 math inside).
-double tolerance(DT d);
 
 }  // namespace test
