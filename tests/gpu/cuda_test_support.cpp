@@ -1,5 +1,7 @@
 #include "cuda_test_support.h"
 
+#include "tolerance_check.h"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -35,14 +37,24 @@ std::string cuda_vendor_detail(int32_t* state) {
     return "";
 }
 
+namespace {
+int g_skipped = 0;
+std::string g_skip_reason;
+}  // namespace
+
 bool cuda_or_skip() {
     if (opkit_device_count(OPKIT_DEVICE_CUDA) > 0) return true;
     int32_t state;
     std::string why = cuda_vendor_detail(&state);
     if (state < 0) why = "the cuda vendor was not found next to libopkit";
+    g_skip_reason = why;
+    ++g_skipped;
     WARN("SKIPPED: no CUDA device: " << why);
     return false;
 }
+
+int skipped_cases() { return g_skipped; }
+const std::string& skip_reason() { return g_skip_reason; }
 
 uint16_t float_to_bf16(float v) {
     uint32_t u;
@@ -200,55 +212,53 @@ std::vector<uint8_t> Tensor::download() const {
     return out;
 }
 
-double rtol_for(opkit_dtype d) {
-    if (d.code == OPKIT_DTYPE_BFLOAT) return 2e-2;
-    return d.bits == 16 ? 4e-3 : 1e-4;
-}
+namespace {
 
-double atol_for(opkit_dtype d) {
-    if (d.code == OPKIT_DTYPE_BFLOAT) return 1e-2;
-    return d.bits == 16 ? 2e-3 : 2e-5;
-}
-
-bool same(const Tensor& t, double rtol, double atol, const std::string& what, double scale_floor) {
-    const std::vector<uint8_t> got = t.download();
+// Bytes outside the view must be unchanged; reports the first few.
+int bytes_outside_changed(const Tensor& t, const std::vector<uint8_t>& got, const std::string& what) {
     const std::vector<uint8_t>& ref = t.host_storage();
     const size_t es = t.element_size();
-    const int64_t n = t.numel();
     std::vector<uint8_t> in_view(ref.size(), 0);
-    double max_ref = 0.0;
-    for (int64_t i = 0; i < n; ++i) {
-        std::fill_n(in_view.begin() + t.offset_of(i) * int64_t(es), es, uint8_t(1));
-        const double r = t.host_value(i);
-        if (std::isfinite(r)) max_ref = std::max(max_ref, std::fabs(r));
-    }
-    max_ref = std::max(max_ref, scale_floor);
+    for (int64_t i = 0; i < t.numel(); ++i) std::fill_n(in_view.begin() + t.offset_of(i) * int64_t(es), es, uint8_t(1));
     int bad = 0;
-    for (size_t b = 0; b < ref.size() && bad < 3; ++b)
+    for (size_t b = 0; b < ref.size(); ++b)
         if (!in_view[b] && got[b] != ref[b]) {
-            FAIL_CHECK(what << ": byte " << b << " outside the view changed (" << int(ref[b]) << " -> "
-                            << int(got[b]) << ")");
+            if (bad < 3)
+                FAIL_CHECK(what << ": byte " << b << " outside the view changed (" << int(ref[b]) << " -> "
+                                << int(got[b]) << ")");
             ++bad;
         }
+    return bad;
+}
+
+}  // namespace
+
+bool same(const Tensor& t, const char* op, const char* output, const std::string& what, double scale_floor) {
+    const std::vector<uint8_t> got = t.download();
+    const int bad = bytes_outside_changed(t, got, what);
+    std::vector<double> g(size_t(t.numel())), r(size_t(t.numel()));
+    for (int64_t i = 0; i < t.numel(); ++i) {
+        g[size_t(i)] = t.value_in(got, i);
+        r[size_t(i)] = t.host_value(i);
+    }
+    const test::ToleranceCheck c = test::check_tolerance(op, output, dtype_name(t.dtype()), g, r, scale_floor);
+    if (!c.ok) FAIL_CHECK(what << " " << shape_str(t.shape()) << ": " << c.detail);
+    return c.ok && bad == 0;
+}
+
+bool identical(const Tensor& t, const std::string& what) {
+    const std::vector<uint8_t> got = t.download();
+    const int bad = bytes_outside_changed(t, got, what);
     int64_t mismatches = 0;
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = 0; i < t.numel(); ++i) {
         const double r = t.host_value(i), g = t.value_in(got, i);
-        bool ok;
-        if (std::isnan(r) || std::isnan(g))
-            ok = std::isnan(r) && std::isnan(g);
-        else if (std::isinf(r) || std::isinf(g))
-            ok = r == g;
-        else
-            ok = std::fabs(g - r) <= rtol * std::fabs(r) + atol * std::max(max_ref, 1e-30);
-        if (!ok) {
+        if (std::isnan(r) && std::isnan(g)) continue;
+        if (r != g) {
             if (mismatches < 5)
-                FAIL_CHECK(what << " " << dtype_name(t.dtype()) << " " << shape_str(t.shape()) << ": element "
-                                << i << " is " << g << ", the CPU reference is " << r << " (max |ref| "
-                                << max_ref << ")");
+                FAIL_CHECK(what << ": element " << i << " is " << g << ", the CPU reference is " << r);
             ++mismatches;
         }
     }
-    if (mismatches > 5) FAIL_CHECK(what << ": " << mismatches << " mismatching elements in all");
     return mismatches == 0 && bad == 0;
 }
 

@@ -23,9 +23,14 @@ opkit_dtype i32();
 opkit_dtype i64();
 const char* dtype_name(opkit_dtype d);
 
-// True when a CUDA device is usable; otherwise a visible Catch2 WARN("SKIPPED: ...")
-// with the vendor's reason, and the caller returns (the test passes).
+// True when a CUDA device is usable. Otherwise the test case is skipped: the reason is
+// printed, the caller returns, and the test binary's main() exits with 77 (ctest's
+// SKIP_RETURN_CODE) instead of 0 when no case failed, so ctest reports "Skipped", never
+// "Passed" with no assertion.
 bool cuda_or_skip();
+// How many test cases cuda_or_skip() skipped in this process, and why.
+int skipped_cases();
+const std::string& skip_reason();
 // The cuda vendor's detail string ("" when not loaded) and state (-1 when absent).
 std::string cuda_vendor_detail(int32_t* state);
 
@@ -84,16 +89,16 @@ private:
     opkit_tensor cpu_{}, gpu_{};
 };
 
-// Compares the device copy against the host copy: every view element within
-// rtol*|ref| + atol*max(max|ref|, scale_floor) (NaN must match NaN), every byte outside
-// the view identical. scale_floor is for results that cancel to ~0 from O(1) inputs
-// (rms_norm dx at N = 1, the loss at V = 1), where max|ref| is itself rounding noise.
-// Reports the first mismatches through Catch2; returns true when all match.
-bool same(const Tensor& t, double rtol, double atol, const std::string& what, double scale_floor = 0.0);
-
-// Per-dtype tolerances for results computed in fp32 and rounded to the dtype.
-double rtol_for(opkit_dtype d);
-double atol_for(opkit_dtype d);
+// Compares the device copy against the host copy: every view element within the
+// tolerance of (op, output, the tensor's dtype) from the one table (core/tolerances.def,
+// docs/tolerances.md): |got - ref| <= rtol |ref| + atol S + step, S = max(max|ref|,
+// scale_floor), NaN matching NaN; every byte outside the view identical. scale_floor is
+// for results that cancel to ~0 from O(1) inputs (rms_norm dx at N = 1, the loss at
+// V = 1). Reports the first mismatches through Catch2 and the worst error to
+// OPKIT_TOLERANCE_REPORT (tests/support/tolerance_check.h); returns true when all match.
+bool same(const Tensor& t, const char* op, const char* output, const std::string& what, double scale_floor = 0.0);
+// Bit for bit the same (NaN matching NaN), padding included.
+bool identical(const Tensor& t, const std::string& what);
 
 std::string shape_str(const std::vector<int64_t>& s);
 

@@ -93,8 +93,8 @@ TEST_CASE("cuda ops: rms_norm forward and backward match the CPU", "[cuda][ops]"
                     return opkit_rms_norm_forward(on(g, x), on(g, w), 1e-5f, offset, on(g, out), on(g, rstd),
                                                   nullptr);
                 });
-                CHECK(same(out, rtol_for(d), atol_for(d), what + " y"));
-                CHECK(same(*rstd, 1e-5, 1e-6, what + " rstd"));
+                CHECK(same(out, "rms_norm_forward", "y", what + " y"));
+                CHECK(same(*rstd, "rms_norm_forward", "rstd", what + " rstd"));
 
                 // Backward from the reference forward's rstd (uploaded to both sides).
                 if (in_place) continue;
@@ -109,8 +109,8 @@ TEST_CASE("cuda ops: rms_norm forward and backward match the CPU", "[cuda][ops]"
                     return opkit_rms_norm_backward(on(g, dy), on(g, x), on(g, w), on(g, rstd), offset, on(g, dx),
                                                    on(g, dw), nullptr);
                 });
-                CHECK(same(*dx, rtol_for(d), atol_for(d), what + " dx", 1.0));
-                if (dw) CHECK(same(*dw, rtol_for(d), atol_for(d), what + " dweight"));
+                CHECK(same(*dx, "rms_norm_backward", "dx", what + " dx", 1.0));
+                if (dw) CHECK(same(*dw, "rms_norm_backward", "dweight", what + " dweight"));
             }
 }
 
@@ -138,9 +138,9 @@ TEST_CASE("cuda ops: layer_norm forward and backward match the CPU", "[cuda][ops
                     return opkit_layer_norm_forward(on(g, x), on(g, w), on(g, b), 1e-5f, on(g, y), on(g, mean),
                                                     on(g, rstd), nullptr);
                 });
-                CHECK(same(*y, rtol_for(d), atol_for(d), what + " y"));
-                CHECK(same(*mean, 1e-5, 1e-6, what + " mean"));
-                CHECK(same(*rstd, 1e-4, 1e-6, what + " rstd"));
+                CHECK(same(*y, "layer_norm_forward", "y", what + " y"));
+                CHECK(same(*mean, "layer_norm_forward", "mean", what + " mean", 1.0));
+                CHECK(same(*rstd, "layer_norm_forward", "rstd", what + " rstd"));
 
                 TP dy = make(d, c.shape, c.layout), dx = make(d, c.shape, c.layout);
                 TP dw = w ? make(d, {n}) : nullptr;
@@ -157,9 +157,9 @@ TEST_CASE("cuda ops: layer_norm forward and backward match the CPU", "[cuda][ops
                     return opkit_layer_norm_backward(on(g, dy), on(g, x), on(g, w), on(g, mean), on(g, rstd),
                                                      on(g, dx), on(g, dw), on(g, db), nullptr);
                 });
-                CHECK(same(*dx, rtol_for(d), atol_for(d), what + " dx", 1.0));
-                if (dw) CHECK(same(*dw, rtol_for(d), atol_for(d), what + " dweight"));
-                if (db) CHECK(same(*db, rtol_for(d), atol_for(d), what + " dbias"));
+                CHECK(same(*dx, "layer_norm_backward", "dx", what + " dx", 1.0));
+                if (dw) CHECK(same(*dw, "layer_norm_backward", "dweight", what + " dweight"));
+                if (db) CHECK(same(*db, "layer_norm_backward", "dbias", what + " dbias"));
             }
 }
 
@@ -178,7 +178,7 @@ TEST_CASE("cuda ops: softmax forward and backward match the CPU", "[cuda][ops]")
                 y->upload();
                 Tensor& out = in_place ? *x : *y;
                 both([&](bool g) { return opkit_softmax_forward(on(g, x), on(g, out), nullptr); });
-                CHECK(same(out, rtol_for(d), atol_for(d), what + " y"));
+                CHECK(same(out, "softmax_forward", "y", what + " y"));
 
                 TP dy = make(d, c.shape, c.layout), dx = make(d, c.shape, c.layout);
                 dy->random(-1, 1, seed++);
@@ -188,7 +188,7 @@ TEST_CASE("cuda ops: softmax forward and backward match the CPU", "[cuda][ops]")
                 dx->upload();
                 Tensor& grad = in_place ? *dy : *dx;  // dx may alias dy
                 both([&](bool g) { return opkit_softmax_backward(on(g, dy), on(g, out), on(g, grad), nullptr); });
-                CHECK(same(grad, rtol_for(d), atol_for(d), what + " dx"));
+                CHECK(same(grad, "softmax_backward", "dx", what + " dx"));
             }
 }
 
@@ -211,7 +211,7 @@ TEST_CASE("cuda ops: swiglu and geglu forward and backward match the CPU", "[cud
                     return act == 0 ? opkit_swiglu_forward(on(g, a), on(g, b), on(g, y), nullptr)
                                     : opkit_geglu_forward(on(g, a), on(g, b), approx, on(g, y), nullptr);
                 });
-                CHECK(same(*y, rtol_for(d), atol_for(d), what + " y"));
+                CHECK(same(*y, act == 0 ? "swiglu_forward" : "geglu_forward", "y", what + " y"));
 
                 // Backward in place over a and b (allowed aliases).
                 TP dy = make(d, c.shape, c.layout);
@@ -222,8 +222,8 @@ TEST_CASE("cuda ops: swiglu and geglu forward and backward match the CPU", "[cud
                                     : opkit_geglu_backward(on(g, dy), on(g, a), on(g, b), approx, on(g, a), on(g, b),
                                                            nullptr);
                 });
-                CHECK(same(*a, rtol_for(d), atol_for(d), what + " da"));
-                CHECK(same(*b, rtol_for(d), atol_for(d), what + " db"));
+                CHECK(same(*a, act == 0 ? "swiglu_backward" : "geglu_backward", "da", what + " da"));
+                CHECK(same(*b, act == 0 ? "swiglu_backward" : "geglu_backward", "db", what + " db"));
             }
 }
 
@@ -240,7 +240,7 @@ TEST_CASE("cuda ops: axpy matches the CPU", "[cuda][ops]") {
             x->upload();
             y->upload();
             both([&](bool g) { return opkit_axpy(0.75f, on(g, x), on(g, y), nullptr); });
-            CHECK(same(*y, rtol_for(d), atol_for(d), what));
+            CHECK(same(*y, "axpy", "y", what));
         }
 }
 
@@ -281,7 +281,7 @@ TEST_CASE("cuda ops: rope forward and backward match the CPU", "[cuda][ops]") {
             for (Tensor* t : {x.get(), y.get(), cs.get(), sn.get()}) t->upload();
             Tensor& out = c.in_place ? *x : *y;
             both([&](bool g) { return opkit_rope_forward(on(g, x), on(g, cs), on(g, sn), on(g, out), nullptr); });
-            CHECK(same(out, rtol_for(d), atol_for(d), what + " y"));
+            CHECK(same(out, "rope_forward", "y", what + " y"));
             TP dy = make(d, {c.B, c.T, c.H, c.D}, xl), dx = make(d, {c.B, c.T, c.H, c.D});
             dy->random(-1, 1, seed++);
             dx->poison();
@@ -289,7 +289,7 @@ TEST_CASE("cuda ops: rope forward and backward match the CPU", "[cuda][ops]") {
             dx->upload();
             Tensor& grad = c.in_place ? *dy : *dx;
             both([&](bool g) { return opkit_rope_backward(on(g, dy), on(g, cs), on(g, sn), on(g, grad), nullptr); });
-            CHECK(same(grad, rtol_for(d), atol_for(d), what + " dx"));
+            CHECK(same(grad, "rope_backward", "dx", what + " dx"));
         }
 }
 
@@ -329,9 +329,9 @@ TEST_CASE("cuda ops: cross_entropy forward and backward match the CPU", "[cuda][
                             return opkit_cross_entropy_forward(on(g, logits), on(g, target), kIgnore, smoothing,
                                                                reduction, on(g, loss), on(g, lse), on(g, dl), nullptr);
                         });
-                        CHECK(same(*loss, 1e-4, 1e-5, what + " loss", 1.0));
-                        CHECK(same(*lse, 1e-5, 1e-6, what + " lse"));
-                        CHECK(same(dl, rtol_for(d), atol_for(d), what + " dlogits", 1.0));
+                        CHECK(same(*loss, "cross_entropy_forward", "loss", what + " loss", 1.0));
+                        CHECK(same(*lse, "cross_entropy_forward", "lse", what + " lse"));
+                        CHECK(same(dl, "cross_entropy_forward", "dlogits", what + " dlogits", 1.0));
 
                         // Backward, with and without the saved lse.
                         if (variant) continue;
@@ -348,7 +348,7 @@ TEST_CASE("cuda ops: cross_entropy forward and backward match the CPU", "[cuda][
                                                                     with_lse ? on(g, lse) : nullptr, kIgnore,
                                                                     smoothing, reduction, on(g, dlog), nullptr);
                             });
-                            CHECK(same(*dlog, rtol_for(d), atol_for(d),
+                            CHECK(same(*dlog, "cross_entropy_backward", "dlogits",
                                        what + " backward dlogits lse " + std::to_string(with_lse), 1.0));
                         }
                     }
@@ -369,8 +369,8 @@ TEST_CASE("cuda ops: cross_entropy with every row ignored", "[cuda][ops]") {
             return opkit_cross_entropy_forward(on(g, logits), on(g, target), -100, 0.0f, reduction, on(g, loss),
                                                nullptr, on(g, grad), nullptr);
         });
-        CHECK(same(*loss, 0, 0, "loss"));  // MEAN: NaN (0/0) on both sides; SUM/NONE: 0
-        CHECK(same(*grad, 0, 0, "dlogits"));
+        CHECK(identical(*loss, "loss"));  // MEAN: NaN (0/0) on both sides; SUM/NONE: 0
+        CHECK(identical(*grad, "dlogits"));
         const std::vector<uint8_t> l = loss->download();
         if (reduction == OPKIT_REDUCTION_MEAN) CHECK(std::isnan(loss->value_in(l, 0)));
         if (reduction == OPKIT_REDUCTION_SUM) CHECK(loss->value_in(l, 0) == 0.0);
@@ -424,7 +424,7 @@ TEST_CASE("cuda ops: embedding forward and backward match the CPU", "[cuda][ops]
                 y->poison();
                 for (Tensor* t : {w.get(), ids.get(), y.get()}) t->upload();
                 both([&](bool g) { return opkit_embedding_forward(on(g, w), on(g, ids), on(g, y), nullptr); });
-                CHECK(same(*y, 0, 0, what + " y"));  // a copy: exact
+                CHECK(same(*y, "embedding_forward", "y", what + " y"));  // a copy: the table says exact
 
                 TP dy = make(d, {3, 5, D}, variant == 2 ? Layout{{1, 0, 2}, 2, 0} : Layout{});
                 TP dw = make(d, {V, D}, wl);
@@ -436,7 +436,7 @@ TEST_CASE("cuda ops: embedding forward and backward match the CPU", "[cuda][ops]
                 both([&](bool g) {
                     return opkit_embedding_backward(on(g, dy), on(g, ids), padding, on(g, dw), nullptr);
                 });
-                CHECK(same(*dw, rtol_for(d), atol_for(d), what + " dweight"));
+                CHECK(same(*dw, "embedding_backward", "dweight", what + " dweight"));
             }
 }
 
@@ -470,7 +470,7 @@ TEST_CASE("cuda ops: embedding backward with many repeated ids, no ids, and out-
             dw->poison();
             for (Tensor* t : {dy.get(), ids.get(), dw.get()}) t->upload();
             both([&](bool g) { return opkit_embedding_backward(on(g, dy), on(g, ids), c.padding, on(g, dw), nullptr); });
-            CHECK(same(*dw, rtol_for(d), atol_for(d), what + " dweight"));
+            CHECK(same(*dw, "embedding_backward", "dweight", what + " dweight"));
         }
 
     // Out-of-range ids add nothing on the device. The CPU rejects them, so its reference
@@ -491,7 +491,7 @@ TEST_CASE("cuda ops: embedding backward with many repeated ids, no ids, and out-
         for (Tensor* t : {dy.get(), dw.get(), ids_gpu.get(), ids_cpu.get()}) t->upload();
         REQUIRE_OK(opkit_embedding_backward(dy->cpu(), ids_cpu->cpu(), padding, dw->cpu(), nullptr));
         REQUIRE_OK(opkit_embedding_backward(dy->gpu(), ids_gpu->gpu(), padding, dw->gpu(), nullptr));
-        CHECK(same(*dw, rtol_for(d), atol_for(d), what + " dweight"));
+        CHECK(same(*dw, "embedding_backward", "dweight", what + " dweight"));
     }
 }
 
