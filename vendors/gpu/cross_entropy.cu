@@ -25,9 +25,9 @@ OPK_DEV void fill_row(T* row, const Span& sp, bool vec, float value) {
     float v[P];
 #pragma unroll
     for (int k = 0; k < P; ++k) v[k] = value;
-    // One pack per iteration: unrolled, the loop's extra registers spilled in the cached
-    // kernels on sm_90 (ptxas -v).
-#pragma unroll 1
+    // One pack per iteration with the word-built packs (AMD): unrolled, the loop's extra
+    // registers spilled in the cached kernels (measured with those packs on sm_90).
+    OPK_AMD_NO_UNROLL
     for (int64_t c = sp.lane; c < sp.packs; c += sp.size) store_pack<T, P>(row, c, sp.n, vec, v);
 }
 

@@ -107,9 +107,10 @@ OPK_DEV void elementwise(const ElementwiseArgs& a) {
     constexpr int P = Pack<T>::n, NI = Op::nin, NO = Op::nout;
     constexpr int NIA = NI > 0 ? NI : 1;
     const int64_t n = a.n, packs = (n + P - 1) / P, total = a.rows * packs;
-    // Not unrolled: a dense launch gives most threads one pack, and an unrolled loop's trip
-    // count is a 64-bit division (nvcc unrolls the smallest bodies, fp32 scale and zero).
-#pragma unroll 1
+    // Not unrolled with the word-built packs (AMD): a dense launch gives most threads one
+    // pack, and an unrolled loop's trip count is a 64-bit division (seen with those packs
+    // in nvcc's code for the smallest bodies, fp32 scale and zero).
+    OPK_AMD_NO_UNROLL
     for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
          i += int64_t(gridDim.x) * blockDim.x) {
         int64_t r = 0, c = i;

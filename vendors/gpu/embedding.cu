@@ -211,7 +211,7 @@ OPK_DEV void emb_write(const EmbeddingArgs& a) {
                           });
         } else if (!a.acc_is_dweight) {  // a repeated id: its fp32 sum, converted
             const float* acc = a.acc + int64_t(this_tag - 2) * a.acc_stride;
-#pragma unroll 1
+            OPK_AMD_NO_UNROLL
             for (int64_t c = g.lane; c < packs; c += g.width) {
                 float x[P];
                 load_f32<P>(acc, c, D, a.acc_vec, x);

@@ -68,6 +68,10 @@ struct opk_bf16 {
 #else
 #define OPK_BOUNDS_RESIDENT(max_threads, resident_threads) __launch_bounds__(max_threads)
 #endif
+// 16-byte packs built from words, never punned local arrays (rows.cuh says why), and loops
+// that must stay rolled for the smaller code that gives (OPK_AMD_NO_UNROLL).
+#define OPK_WORD_PACKS 1
+#define OPK_AMD_NO_UNROLL _Pragma("unroll 1")
 
 #else  // CUDA
 #include <cuda_bf16.h>
@@ -80,6 +84,8 @@ typedef __nv_bfloat16 opk_bf16;
 // resident_threads per SM = resident_threads / max_threads blocks of the largest size.
 #define OPK_BOUNDS_RESIDENT(max_threads, resident_threads) \
     __launch_bounds__((max_threads), (resident_threads) / (max_threads))
+#define OPK_WORD_PACKS 0
+#define OPK_AMD_NO_UNROLL
 #endif
 
 // Kernels have C linkage so the host finds them by plain name (cuModuleGetFunction /

@@ -44,9 +44,13 @@ OPK_DEV int64_t load_index(const Strided& s, int64_t i, bool is64) {
     return is64 ? strided_get<int64_t>(s, i) : int64_t(strided_get<int32_t>(s, i));
 }
 
-// 16-byte packs are uint4 values, never type-punned local arrays (which AMDGPU moves to
-// LDS or scratch; gpu_compat.h): element k of a 4-byte type is 32-bit word k, element k of
-// a 2-byte type is the low (k even) or high (k odd) half of word k / 2.
+// On AMD (OPK_WORD_PACKS), 16-byte packs are uint4 values, never type-punned local arrays
+// (which AMDGPU moves to LDS or scratch; gpu_compat.h): element k of a 4-byte type is
+// 32-bit word k, element k of a 2-byte type is the low (k even) or high (k odd) half of
+// word k / 2. nvcc keeps a punned 16-byte local array in registers, and on the H100 the
+// word-built packs made the f32 cross-entropy forward with dlogits 4-7 % slower (same
+// registers, different schedule; docs/gpu-kernels-portability.md), so NVIDIA keeps the
+// array form, which the measured kernels were tuned with.
 
 // Word i (0..3, a constant once unrolled) of a pack, set in place.
 OPK_DEV void set_word(uint4& p, int i, uint32_t w) {
@@ -84,10 +88,16 @@ OPK_DEV uint32_t pack_word(const float (&v)[P], int i) {
 template <typename T, int P>
 OPK_DEV void unpack(const uint4& raw, float (&v)[P]) {
     static_assert(P == Pack<T>::n, "one whole pack");
+#if OPK_WORD_PACKS
     unpack_word<T>(raw.x, 0, v);
     unpack_word<T>(raw.y, 1, v);
     unpack_word<T>(raw.z, 2, v);
     unpack_word<T>(raw.w, 3, v);
+#else
+    const T* t = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+    for (int k = 0; k < P; ++k) v[k] = to_f32(t[k]);
+#endif
 }
 
 template <typename T, int P>
@@ -102,7 +112,14 @@ template <typename T, int P>
 OPK_DEV void load_pack(const T* row, int64_t c, int64_t n, bool vec, float (&v)[P], float fill = 0.0f) {
     const int64_t e = c * P;
     if (vec && e + P <= n) {
+#if OPK_WORD_PACKS
         unpack<T, P>(*reinterpret_cast<const uint4*>(row + e), v);
+#else
+        alignas(16) T t[P];
+        *reinterpret_cast<uint4*>(t) = *reinterpret_cast<const uint4*>(row + e);
+#pragma unroll
+        for (int k = 0; k < P; ++k) v[k] = to_f32(t[k]);
+#endif
     } else {
 #pragma unroll
         for (int k = 0; k < P; ++k) v[k] = e + k < n ? to_f32(row[e + k]) : fill;
@@ -113,8 +130,15 @@ template <typename T, int P, CacheHint H = CacheHint::normal>
 OPK_DEV void store_pack(T* row, int64_t c, int64_t n, bool vec, const float (&v)[P]) {
     const int64_t e = c * P;
     if (vec && e + P <= n) {
+#if OPK_WORD_PACKS
         const uint4 p = pack_of<T, P>(v);
         store16<H>(row + e, p);
+#else
+        alignas(16) T t[P];
+#pragma unroll
+        for (int k = 0; k < P; ++k) t[k] = from_f32<T>(v[k]);
+        store16<H>(row + e, *reinterpret_cast<const uint4*>(t));
+#endif
     } else {
 #pragma unroll
         for (int k = 0; k < P; ++k)
@@ -132,6 +156,7 @@ OPK_DEV void load_raw(const T* row, int64_t c, int64_t n, bool vec, uint4& raw, 
     if (vec && e + P <= n) {
         raw = load16<H>(row + e);
     } else {
+#if OPK_WORD_PACKS
         const uint32_t fill_bits = bits_of(from_f32<T>(fill));
         auto elem = [&](int k) -> uint32_t { return e + k < n ? bits_of(row[e + k]) : fill_bits; };
 #pragma unroll
@@ -141,6 +166,12 @@ OPK_DEV void load_raw(const T* row, int64_t c, int64_t n, bool vec, uint4& raw, 
             else
                 set_word(raw, i, elem(2 * i) | (elem(2 * i + 1) << 16));
         }
+#else
+        alignas(16) T t[P];
+#pragma unroll
+        for (int k = 0; k < P; ++k) t[k] = e + k < n ? row[e + k] : from_f32<T>(fill);
+        raw = *reinterpret_cast<const uint4*>(t);
+#endif
     }
 }
 
