@@ -113,7 +113,8 @@ typedef struct opkit_dtype {
 
 /** Layout-identical to DLPack's DLTensor: a DLTensor* may be passed by cast.
  *  strides are in elements; NULL means contiguous (row-major). Every op requires the
- *  innermost dimension to be contiguous and accepts any other strides. */
+ *  innermost dimension to be contiguous and accepts any other strides. data + byte_offset
+ *  must be a multiple of the element size (OPKIT_ERROR_UNSUPPORTED otherwise). */
 typedef struct opkit_tensor {
     void* data;
     opkit_device device;
