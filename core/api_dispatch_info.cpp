@@ -7,6 +7,26 @@
 
 #include <cstddef>
 
+namespace opkit {
+
+__attribute__((cold, noinline)) void record_failed_call(int32_t op, uint64_t generation, opkit_status status,
+                                                         bool dispatched) noexcept {
+    DispatchRecord& rec = t_dispatch;
+    if (dispatched) {
+        rec.status = status;  // dispatch's record stands (pending if an exception left it)
+        return;
+    }
+    rec.generation = generation;
+    rec.op = op;
+    rec.device_type = 0;
+    rec.served = kServedByNobody;
+    rec.first_decliner = kServedByNobody;
+    rec.declined = 0;
+    rec.status = status;
+}
+
+}  // namespace opkit
+
 using namespace opkit;
 
 namespace {
@@ -37,7 +57,8 @@ extern "C" OPKIT_API opkit_status opkit_last_dispatch(opkit_dispatch_info* info)
         info->first_declined_by = "";
         const DispatchRecord& rec = t_dispatch;
         const Runtime* rt = runtime_if_initialized();  // never initializes
-        if (!rt || rec.generation != rt->generation || rec.op < 0 || rec.op >= kOpCount)
+        if (!rt || rec.generation != rt->generation || rec.op < 0 || rec.op >= kOpCount ||
+            rec.status == kPending)
             return fail(OPKIT_ERROR_NOT_FOUND,
                         "opkit_last_dispatch: this thread made no op call since the library was %s",
                         rt ? "initialized" : "last initialized (it is not initialized now)");

@@ -20,13 +20,20 @@ namespace opkit {
 
 opkit_status nobody_served(const Runtime& rt, OpId id, opkit_device dev, const std::string& declined);
 
+// Leaves this thread's DispatchRecord (dispatch_record.h): a few stores on the way.
 template <OpId Id>
 opkit_status dispatch(opkit_device dev, const OpArgs<Id>& args) {
     const Runtime& rt = *runtime_if_initialized();  // validation initialized it
+    DispatchRecord& rec = t_dispatch;
+    rec.generation = rt.generation;
+    rec.op = int32_t(Id);
+    rec.device_type = dev.device_type;
+    rec.served = kServedByNobody;
+    rec.first_decliner = kServedByNobody;
+    rec.declined = 0;
+    rec.status = kPending;
     const DeviceEntry* d = rt.device(dev.device_type);
     const CandidateList& list = d->ops[int32_t(Id)];
-    DispatchRecord& rec = t_dispatch;
-    rec.device_type = dev.device_type;
     std::string declined;
     for (int32_t i = 0; i < list.count; ++i) {
         const Candidate& c = list.items[i];
@@ -42,6 +49,7 @@ opkit_status dispatch(opkit_device dev, const OpArgs<Id>& args) {
         }
         if (s != OPKIT_ERROR_UNSUPPORTED) {
             rec.served = int16_t(c.vendor);  // -1 = kServedByDefault
+            rec.status = s;
             return s;
         }
         if (rec.declined++ == 0) rec.first_decliner = int16_t(c.vendor);
@@ -53,11 +61,15 @@ opkit_status dispatch(opkit_device dev, const OpArgs<Id>& args) {
                  last_error());
         }
     }
+    opkit_status s;
     if (dev.device_type != OPKIT_DEVICE_CPU && rt.settings.host_fallback) {
         rec.served = kServedByHostFallback;
-        return run_on_host<Id>(const_cast<Runtime&>(rt), dev, args);
+        s = run_on_host<Id>(const_cast<Runtime&>(rt), dev, args);
+    } else {
+        s = nobody_served(rt, Id, dev, declined);
     }
-    return nobody_served(rt, Id, dev, declined);
+    rec.status = s;
+    return s;
 }
 
 }  // namespace opkit

@@ -19,6 +19,7 @@ namespace opkit {
 
 struct VerifyState {
     double share = 1.0;
+    uint64_t period = 1;  // verify one call in `period` (round(1 / share))
     std::atomic<uint64_t> calls{0};
     std::mutex mutex;
     std::set<std::string> reported;  // (op, vendor, dtype) keys already logged
@@ -32,17 +33,19 @@ struct VerifyState {
 std::shared_ptr<VerifyState> make_verify_state(double share) {
     auto s = std::make_shared<VerifyState>();
     s->share = share;
+    const double period = share >= 1.0 ? 1.0 : std::round(1.0 / share);
+    s->period = period >= 1e18 ? uint64_t(1e18) : uint64_t(period);
     logf(OPKIT_LOG_INFO,
-         "OPKIT_VERIFY=%g: %s vendor-served call runs again on the CPU defaults and is "
+         "OPKIT_VERIFY=%g: %s vendor-served call%s runs again on the CPU defaults and is "
          "compared (slow; the first mismatch per op, vendor and dtype is logged at ERROR)",
-         share, share >= 1.0 ? "every" : "a share of the");
+         share, share >= 1.0 ? "every" : ("one in " + std::to_string(s->period)).c_str(),
+         share >= 1.0 ? "" : "s");
     return s;
 }
 
 bool verify_this_call(VerifyState& s) {
-    if (s.share >= 1.0) return true;
-    const uint64_t n = s.calls.fetch_add(1, std::memory_order_relaxed);
-    return std::ceil(double(n + 1) * s.share) > std::ceil(double(n) * s.share);
+    if (s.period == 1) return true;
+    return s.calls.fetch_add(1, std::memory_order_relaxed) % s.period == 0;
 }
 
 namespace {

@@ -20,8 +20,8 @@ namespace opkit {
 
 std::shared_ptr<VerifyState> make_verify_state(double share);
 
-// Whether this call is in the verified share (a counter shared by all threads: share 0.01
-// verifies calls 0, 100, 200, ...).
+// Whether this call is in the verified share: one call in round(1 / share), counted over
+// all threads (share 0.01 verifies vendor-served calls 0, 100, 200, ...).
 bool verify_this_call(VerifyState& state);
 
 // The host side of one verified call: host copies of the call's tensors, taken before the
@@ -48,9 +48,10 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// Dispatch calls this instead of call_vendor when OPKIT_VERIFY is on.
+// Dispatch calls this instead of call_vendor when OPKIT_VERIFY is on. Never inlined, and
+// kept with the cold code, so that dispatch's hot path stays as small as without it.
 template <OpId Id>
-opkit_status call_vendor_verified(const Runtime& rt, const Candidate& c, opkit_device dev, const OpArgs<Id>& args) {
+__attribute__((noinline, cold)) opkit_status call_vendor_verified(const Runtime& rt, const Candidate& c, opkit_device dev, const OpArgs<Id>& args) {
     const loader::Vendor& v = rt.vendors[size_t(c.vendor)];
     const auto fn = reinterpret_cast<OpFn<Id>>(c.fn);
     const char* name = kOpNames[int32_t(Id)];
