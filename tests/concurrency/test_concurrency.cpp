@@ -236,8 +236,13 @@ TEST_CASE("vendor and op introspection from many threads while ops run") {
     const std::string path = kDecliner + ":" + kAccelDir;
     const opkit_init_options o = options(path.c_str());
     REQUIRE(opkit_init(&o) == OPKIT_OK);
+    // The two fakes, plus whatever the build installed next to libopkit (the cuda vendor,
+    // READY on a GPU machine, NO_DEVICE elsewhere): only the fakes' states are known.
     const int32_t vendors = opkit_vendor_count();
-    REQUIRE(vendors == 2);
+    REQUIRE(vendors >= 2);
+    auto is_fake = [](const opkit_vendor_info& info) {
+        return info.name && (std::strcmp(info.name, "decliner") == 0 || std::strcmp(info.name, "accel") == 0);
+    };
     std::atomic<int> failures{0};
     run_threads(12, [&](int t) {
         for (int i = 0; i < 50; ++i) {
@@ -247,7 +252,7 @@ TEST_CASE("vendor and op introspection from many threads while ops run") {
             info.struct_size = sizeof info;
             for (int32_t v = 0; v < vendors; ++v) {
                 failures += opkit_vendor_get_info(v, &info) != OPKIT_OK;
-                failures += info.state != OPKIT_VENDOR_READY;
+                failures += is_fake(info) && info.state != OPKIT_VENDOR_READY;
             }
             const int32_t op = (t + i) % opkit_op_count();
             const char* name = opkit_op_name(op);
