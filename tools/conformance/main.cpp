@@ -253,6 +253,30 @@ std::map<std::string, int> cases_per_op(const Options& opt, const std::vector<st
     return count;
 }
 
+// The catalogue, built on the CPU defaults with every vendor found disabled (the backward
+// cases take their saved statistics from the defaults). 0 when built and every selected
+// op has cases, 3 when an op has none (a bug of the catalogue), 1 when opkit could not
+// initialize or a case could not be built. *count, when given, gets the cases per op.
+int build_on_defaults(const Options& opt, const char* vendor_path, const std::string& all_names,
+                      std::vector<std::unique_ptr<Case>>* cases, std::map<std::string, int>* count) {
+    if (init_with(vendor_path, nullptr, all_names.c_str()) != OPKIT_OK) {
+        std::printf("cannot initialize opkit for the reference: %s\n", opkit_last_error_message());
+        return 1;
+    }
+    try {
+        *cases = build_catalogue(opt.catalogue);
+    } catch (const std::exception& e) {
+        std::printf("%s\n", e.what());
+        opkit_shutdown();
+        return 1;
+    }
+    bool complete = true;
+    std::map<std::string, int> per_op = cases_per_op(opt, *cases, &complete);
+    opkit_shutdown();
+    if (count) *count = std::move(per_op);
+    return complete ? 0 : 3;
+}
+
 // Runs the catalogue on one vendor; returns the number of failed cases (or -1 when the
 // run itself could not happen).
 int test_vendor(const Options& opt, const VendorRecord& v, const char* vendor_path, const std::string& all_names) {
@@ -262,22 +286,9 @@ int test_vendor(const Options& opt, const VendorRecord& v, const char* vendor_pa
                 v.device_type, opt.device_id);
 
     // 2. build, with every vendor disabled
-    if (init_with(vendor_path, nullptr, all_names.c_str()) != OPKIT_OK) {
-        std::printf("cannot initialize opkit for the reference: %s\n", opkit_last_error_message());
-        return -1;
-    }
     std::vector<std::unique_ptr<Case>> cases;
-    try {
-        cases = build_catalogue(opt.catalogue);
-    } catch (const std::exception& e) {
-        std::printf("%s\n", e.what());
-        opkit_shutdown();
-        return -1;
-    }
-    bool complete = true;
-    cases_per_op(opt, cases, &complete);
-    opkit_shutdown();
-    if (!complete) return -3;
+    const int built = build_on_defaults(opt, vendor_path, all_names, &cases, nullptr);
+    if (built != 0) return built == 3 ? -3 : -1;
 
     // 3. the vendor alone
     std::map<std::string, OpRow> table;
@@ -459,23 +470,11 @@ int main(int argc, char** argv) {
         if (!v.name.empty()) all_names += (all_names.empty() ? "" : ",") + v.name;
 
     if (opt.list) {  // the catalogue alone, built on the CPU defaults (every vendor disabled)
-        if (init_with(vendor_path, nullptr, all_names.c_str()) != OPKIT_OK) {
-            std::printf("cannot initialize opkit: %s\n", opkit_last_error_message());
-            return 1;
-        }
         std::vector<std::unique_ptr<Case>> cases;
-        try {
-            cases = build_catalogue(opt.catalogue);
-        } catch (const std::exception& e) {
-            std::printf("%s\n", e.what());
-            opkit_shutdown();
-            return 1;
-        }
-        bool complete = true;
-        const std::map<std::string, int> count = cases_per_op(opt, cases, &complete);
-        opkit_shutdown();
+        std::map<std::string, int> count;
+        const int built = build_on_defaults(opt, vendor_path, all_names, &cases, &count);
         for (const auto& [op, n] : count) std::printf("%-24s %6d cases\n", op.c_str(), n);
-        return complete ? 0 : 3;
+        return built;
     }
 
     std::vector<VendorRecord> under_test;
