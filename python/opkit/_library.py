@@ -38,6 +38,13 @@ class VendorInfo(Structure):
                 ("state", c_int32), ("detail", c_char_p), ("op_count", c_int32)]
 
 
+class DispatchInfo(Structure):
+    """opkit_dispatch_info (opkit_last_dispatch, added in 1.1)."""
+    _fields_ = [("struct_size", c_uint32), ("op", c_char_p), ("device_type", c_int32),
+                ("status", c_int32), ("served_by", c_char_p), ("declined", c_int32),
+                ("first_declined_by", c_char_p)]
+
+
 LOG_FN = ctypes.CFUNCTYPE(None, c_int32, c_char_p, c_void_p)
 
 # Ops take their tensors as addresses (ints from the binding; a POINTER(Tensor) is accepted
@@ -68,6 +75,7 @@ _PROTOTYPES = {
     "opkit_stream_destroy": (_ST, [Device, c_void_p]),
     "opkit_synchronize": (_ST, [Device, _S]),
     "opkit_op_schema": (c_char_p, [c_int32]),
+    "opkit_last_dispatch": (_ST, [POINTER(DispatchInfo)]),
 }
 
 

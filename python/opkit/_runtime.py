@@ -3,7 +3,7 @@ import ctypes
 from collections import namedtuple
 
 from ._errors import check
-from ._library import LOG_FN, OP_SCHEMAS, Device, InitOptions, VendorInfo, lib
+from ._library import LOG_FN, OP_SCHEMAS, Device, DispatchInfo, InitOptions, VendorInfo, lib
 from ._tensors import DEVICE_ASCEND, DEVICE_CPU, DEVICE_CUDA, DEVICE_ROCM
 
 VENDOR_READY = 0
@@ -88,6 +88,25 @@ def op_schema(op_name):
     return list(OP_SCHEMAS[op_name])
 
 
+Dispatch = namedtuple("Dispatch", "op device_type status served_by declined first_declined_by")
+
+
+def last_dispatch():
+    """What dispatch did for this thread's last op call: a Dispatch (served_by is a vendor
+    name, "default", "host-fallback" or "" when nobody served it; declined counts the
+    candidates that declined first), or None when this thread made no op call since the
+    library was initialized."""
+    info = DispatchInfo()
+    info.struct_size = ctypes.sizeof(DispatchInfo)
+    status = lib.opkit_last_dispatch(ctypes.byref(info))
+    if status == 6:  # OPKIT_ERROR_NOT_FOUND: no op call on this thread yet
+        return None
+    check(status)
+    text = lambda b: b.decode() if b else ""  # noqa: E731
+    return Dispatch(text(info.op), info.device_type, info.status, text(info.served_by),
+                    info.declined, text(info.first_declined_by))
+
+
 def op_resolve(op_name, device_type=DEVICE_CPU):
     """Who serves op_name on device_type: a vendor name, "default" or "host-fallback"."""
     who = ctypes.c_char_p()
@@ -157,4 +176,4 @@ def set_log_callback(fn):
     lib.opkit_set_log_callback(callback, None)
     _log_callback = callback
 
-__all__ = ['as_device', 'version', 'init', 'shutdown', 'vendors', 'op_names', 'op_schema', 'op_resolve', 'device_count', 'malloc', 'free', 'memcpy', 'stream_create', 'stream_destroy', 'synchronize', 'set_log_level', 'set_log_callback', 'VENDOR_READY', 'VENDOR_NO_DEVICE', 'VENDOR_INCOMPATIBLE', 'VENDOR_LOAD_FAILED', 'VENDOR_INIT_FAILED', 'VENDOR_DISABLED', 'VendorState', 'LOG_TRACE', 'LOG_DEBUG', 'LOG_INFO', 'LOG_WARN', 'LOG_ERROR', 'LOG_OFF']
+__all__ = ['as_device', 'version', 'init', 'shutdown', 'vendors', 'op_names', 'op_schema', 'op_resolve', 'last_dispatch', 'Dispatch', 'device_count', 'malloc', 'free', 'memcpy', 'stream_create', 'stream_destroy', 'synchronize', 'set_log_level', 'set_log_callback', 'VENDOR_READY', 'VENDOR_NO_DEVICE', 'VENDOR_INCOMPATIBLE', 'VENDOR_LOAD_FAILED', 'VENDOR_INIT_FAILED', 'VENDOR_DISABLED', 'VendorState', 'LOG_TRACE', 'LOG_DEBUG', 'LOG_INFO', 'LOG_WARN', 'LOG_ERROR', 'LOG_OFF']

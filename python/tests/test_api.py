@@ -206,3 +206,31 @@ def test_pretend_accelerator_memory_through_the_binding():
         assert bytes(dst) == b"x" * 64
     finally:
         opkit.shutdown()
+
+
+def test_last_dispatch_says_who_served_the_call(fresh):
+    assert opkit.last_dispatch() is None  # no op call on this thread since init
+    x = np.random.default_rng(3).standard_normal((3, 5)).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    opkit.softmax_forward(x, y)
+    d = opkit.last_dispatch()
+    assert (d.op, d.device_type, d.status, d.served_by, d.declined) == (
+        "softmax_forward", opkit.DEVICE_CPU, opkit.OK, "default", 0)
+    with pytest.raises(opkit.InvalidArgumentError):
+        opkit.softmax_forward(x, np.zeros((3, 4), np.float32))
+    d = opkit.last_dispatch()
+    assert d.op == "softmax_forward" and d.status == opkit.ERROR_INVALID_ARGUMENT and d.served_by == ""
+
+
+@needs_fakes
+def test_last_dispatch_counts_a_decline():
+    opkit.shutdown()
+    opkit.init(vendor_path=os.path.join(FAKE, "decliner"))
+    try:
+        x = np.random.default_rng(4).standard_normal((2, 3)).astype(np.float32)  # odd rows: declined
+        y = np.empty_like(x)
+        opkit.softmax_forward(x, y)
+        d = opkit.last_dispatch()
+        assert (d.served_by, d.declined, d.first_declined_by) == ("default", 1, "decliner")
+    finally:
+        opkit.shutdown()
