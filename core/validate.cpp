@@ -313,8 +313,8 @@ opkit_status one_device(const char* op, const Named* tensors, int count, opkit_d
     return OPKIT_OK;
 }
 
-opkit_status no_overlap(const char* op, std::initializer_list<Named> outputs,
-                        std::initializer_list<Named> inputs, std::initializer_list<Alias> in_place) {
+opkit_status no_overlap(const char* op, const Named* outputs, int n_outputs, const Named* inputs, int n_inputs,
+                        std::initializer_list<Alias> in_place) {
     auto allowed = [&](const opkit_tensor* out, const opkit_tensor* other) {
         for (const Alias& a : in_place)
             if (a.output == out && a.input == other) return identical_view(out, other);
@@ -333,13 +333,13 @@ opkit_status no_overlap(const char* op, std::initializer_list<Named> outputs,
                             : "; only the in-place aliases the op documents are allowed, and "
                               "only as the identical view");
     };
-    for (const Named& o : outputs) {
+    for (const Named& o : Range{outputs, n_outputs}) {
         if (!o.t) continue;
         if (self_overlapping(o.t))
             return fail(OPKIT_ERROR_INVALID_ARGUMENT,
                         "%s: output %s has strides under which elements share memory", op, o.name);
-        for (const Named& i : inputs) OPKIT_TRY(check_pair(o, i));
-        for (const Named& p : outputs)
+        for (const Named& i : Range{inputs, n_inputs}) OPKIT_TRY(check_pair(o, i));
+        for (const Named& p : Range{outputs, n_outputs})
             if (&p != &o) OPKIT_TRY(check_pair(o, p));
     }
     return OPKIT_OK;

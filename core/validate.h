@@ -52,9 +52,20 @@ struct Alias {
     const opkit_tensor* output;
     const opkit_tensor* input;
 };
-opkit_status no_overlap(const char* op, std::initializer_list<Named> outputs,
-                        std::initializer_list<Named> inputs,
+opkit_status no_overlap(const char* op, const Named* outputs, int n_outputs, const Named* inputs, int n_inputs,
                         std::initializer_list<Alias> in_place = {});
+inline opkit_status no_overlap(const char* op, std::initializer_list<Named> outputs,
+                               std::initializer_list<Named> inputs, std::initializer_list<Alias> in_place = {}) {
+    return no_overlap(op, outputs.begin(), int(outputs.size()), inputs.begin(), int(inputs.size()), in_place);
+}
+
+// A pointer and a count, iterable with a range for.
+struct Range {
+    const Named* first;
+    int count;
+    const Named* begin() const { return first; }
+    const Named* end() const { return first + count; }
+};
 
 // "[3, 4097]"
 const char* shape_string(const opkit_tensor* t);

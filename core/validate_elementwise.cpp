@@ -36,7 +36,7 @@ opkit_status gated_forward(const char* op, const Args& a, opkit_device* dev) {
     OPKIT_TRY(like(op, a.b, "b", a.a, "a", dt));
     OPKIT_TRY(like(op, a.y, "y", a.a, "a", dt));
     OPKIT_TRY(v::same_device(op, a, dev));
-    return v::no_overlap(op, {{a.y, "y"}}, {{a.a, "a"}, {a.b, "b"}});
+    return v::no_overlap(op, a);
 }
 
 // swiglu/geglu backward: da may replace a or dy, db may replace b or dy.
@@ -49,8 +49,7 @@ opkit_status gated_backward(const char* op, const Args& a, opkit_device* dev) {
     OPKIT_TRY(like(op, a.da, "da", a.a, "a", dt));
     OPKIT_TRY(like(op, a.db, "db", a.a, "a", dt));
     OPKIT_TRY(v::same_device(op, a, dev));
-    return v::no_overlap(op, {{a.da, "da"}, {a.db, "db"}}, {{a.dy, "dy"}, {a.a, "a"}, {a.b, "b"}},
-                         {{a.da, a.a}, {a.da, a.dy}, {a.db, a.b}, {a.db, a.dy}});
+    return v::no_overlap(op, a, {{a.da, a.a}, {a.da, a.dy}, {a.db, a.b}, {a.db, a.dy}});
 }
 
 // x [B,T,H,D] with D even; cos/sin [T,D] or [B,T,D] in x's dtype.
@@ -114,5 +113,5 @@ opkit_status opkit::validate_op(const args::axpy& a, opkit_device* dev) {
         return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: alpha is not finite", op);
     OPKIT_TRY(like(op, a.y, "y", a.x, "x", dt));
     OPKIT_TRY(v::same_device(op, a, dev));
-    return v::no_overlap(op, {{a.y, "y"}}, {{a.x, "x"}});
+    return v::no_overlap(op, a);
 }

@@ -88,8 +88,7 @@ opkit_status opkit::validate_op(const args::cross_entropy_forward& a, opkit_devi
     if (a.lse) OPKIT_TRY(check_fp32_shape(op, a.lse, "lse", true, rows));
     if (a.dlogits) OPKIT_TRY(check_grad_like(op, a.dlogits, "dlogits", a.logits, "logits", dt));
     OPKIT_TRY(v::same_device(op, a, dev));
-    return v::no_overlap(op, {{a.loss, "loss"}, {a.lse, "lse"}, {a.dlogits, "dlogits"}},
-                         {{a.logits, "logits"}, {a.target, "target"}}, {{a.dlogits, a.logits}});
+    return v::no_overlap(op, a, {{a.dlogits, a.logits}});
 }
 
 opkit_status opkit::validate_op(const args::cross_entropy_backward& a, opkit_device* dev) {
@@ -105,9 +104,7 @@ opkit_status opkit::validate_op(const args::cross_entropy_backward& a, opkit_dev
     OPKIT_TRY(v::required(op, a.dlogits, "dlogits"));
     OPKIT_TRY(check_grad_like(op, a.dlogits, "dlogits", a.logits, "logits", dt));
     OPKIT_TRY(v::same_device(op, a, dev));
-    return v::no_overlap(op, {{a.dlogits, "dlogits"}},
-                         {{a.dloss, "dloss"}, {a.logits, "logits"}, {a.target, "target"}, {a.lse, "lse"}},
-                         {{a.dlogits, a.logits}});
+    return v::no_overlap(op, a, {{a.dlogits, a.logits}});
 }
 
 opkit_status opkit::validate_op(const args::embedding_forward& a, opkit_device* dev) {
@@ -119,7 +116,7 @@ opkit_status opkit::validate_op(const args::embedding_forward& a, opkit_device* 
     OPKIT_TRY(v::same_dtype(op, a.y, "y", dt, "weight"));
     OPKIT_TRY(check_embedded(op, a.y, "y", a.ids, a.weight->shape[1]));
     OPKIT_TRY(v::same_device(op, a, dev));
-    return v::no_overlap(op, {{a.y, "y"}}, {{a.weight, "weight"}, {a.ids, "ids"}});
+    return v::no_overlap(op, a);
 }
 
 opkit_status opkit::validate_op(const args::embedding_backward& a, opkit_device* dev) {
@@ -135,5 +132,5 @@ opkit_status opkit::validate_op(const args::embedding_backward& a, opkit_device*
                     "%s: padding_idx is %" PRId64 "; expected -1 (none) or an id in [0, %" PRId64 ")",
                     op, a.padding_idx, a.dweight->shape[0]);
     OPKIT_TRY(v::same_device(op, a, dev));
-    return v::no_overlap(op, {{a.dweight, "dweight"}}, {{a.dy, "dy"}, {a.ids, "ids"}});
+    return v::no_overlap(op, a);
 }

@@ -47,5 +47,5 @@ opkit_status opkit::validate_op(const args::matmul& a, opkit_device* dev) {
                             op, name, t->shape[0], batch);
     }
     OPKIT_TRY(v::same_device(op, a, dev));
-    return v::no_overlap(op, {{a.c, "c"}}, {{a.a, "a"}, {a.b, "b"}});
+    return v::no_overlap(op, a);
 }

@@ -59,8 +59,7 @@ opkit_status opkit::validate_op(const args::rms_norm_forward& a, opkit_device* d
     OPKIT_TRY(check_like(op, a.y, "y", a.x, "x", dt, true));
     OPKIT_TRY(check_stat(op, a.rstd, "rstd", row_count(a.x), false));
     OPKIT_TRY(v::same_device(op, a, dev));
-    return v::no_overlap(op, {{a.y, "y"}, {a.rstd, "rstd"}}, {{a.x, "x"}, {a.weight, "weight"}},
-                         {{a.y, a.x}});
+    return v::no_overlap(op, a, {{a.y, a.x}});
 }
 
 opkit_status opkit::validate_op(const args::rms_norm_backward& a, opkit_device* dev) {
@@ -78,9 +77,7 @@ opkit_status opkit::validate_op(const args::rms_norm_backward& a, opkit_device* 
                     "%s: dweight is given but weight is NULL (no weight, no gradient)", op);
     OPKIT_TRY(check_param(op, a.dweight, "dweight", last_dim(a.x), dt, "x"));
     OPKIT_TRY(v::same_device(op, a, dev));
-    return v::no_overlap(op, {{a.dx, "dx"}, {a.dweight, "dweight"}},
-                         {{a.dy, "dy"}, {a.x, "x"}, {a.weight, "weight"}, {a.rstd, "rstd"}},
-                         {{a.dx, a.dy}});
+    return v::no_overlap(op, a, {{a.dx, a.dy}});
 }
 
 opkit_status opkit::validate_op(const args::layer_norm_forward& a, opkit_device* dev) {
@@ -94,8 +91,7 @@ opkit_status opkit::validate_op(const args::layer_norm_forward& a, opkit_device*
     OPKIT_TRY(check_stat(op, a.mean, "mean", row_count(a.x), false));
     OPKIT_TRY(check_stat(op, a.rstd, "rstd", row_count(a.x), false));
     OPKIT_TRY(v::same_device(op, a, dev));
-    return v::no_overlap(op, {{a.y, "y"}, {a.mean, "mean"}, {a.rstd, "rstd"}},
-                         {{a.x, "x"}, {a.weight, "weight"}, {a.bias, "bias"}}, {{a.y, a.x}});
+    return v::no_overlap(op, a, {{a.y, a.x}});
 }
 
 opkit_status opkit::validate_op(const args::layer_norm_backward& a, opkit_device* dev) {
@@ -113,10 +109,7 @@ opkit_status opkit::validate_op(const args::layer_norm_backward& a, opkit_device
     OPKIT_TRY(check_param(op, a.dweight, "dweight", last_dim(a.x), dt, "x"));
     OPKIT_TRY(check_param(op, a.dbias, "dbias", last_dim(a.x), dt, "x"));
     OPKIT_TRY(v::same_device(op, a, dev));
-    return v::no_overlap(op, {{a.dx, "dx"}, {a.dweight, "dweight"}, {a.dbias, "dbias"}},
-                         {{a.dy, "dy"}, {a.x, "x"}, {a.weight, "weight"}, {a.mean, "mean"},
-                          {a.rstd, "rstd"}},
-                         {{a.dx, a.dy}});
+    return v::no_overlap(op, a, {{a.dx, a.dy}});
 }
 
 opkit_status opkit::validate_op(const args::softmax_forward& a, opkit_device* dev) {
@@ -125,7 +118,7 @@ opkit_status opkit::validate_op(const args::softmax_forward& a, opkit_device* de
     OPKIT_TRY(check_row_op(op, a.x, "x", &dt));
     OPKIT_TRY(check_like(op, a.y, "y", a.x, "x", dt, true));
     OPKIT_TRY(v::same_device(op, a, dev));
-    return v::no_overlap(op, {{a.y, "y"}}, {{a.x, "x"}}, {{a.y, a.x}});
+    return v::no_overlap(op, a, {{a.y, a.x}});
 }
 
 opkit_status opkit::validate_op(const args::softmax_backward& a, opkit_device* dev) {
@@ -135,5 +128,5 @@ opkit_status opkit::validate_op(const args::softmax_backward& a, opkit_device* d
     OPKIT_TRY(check_like(op, a.dy, "dy", a.y, "y", dt, true));
     OPKIT_TRY(check_like(op, a.dx, "dx", a.y, "y", dt, true));
     OPKIT_TRY(v::same_device(op, a, dev));
-    return v::no_overlap(op, {{a.dx, "dx"}}, {{a.dy, "dy"}, {a.y, "y"}}, {{a.dx, a.dy}, {a.dx, a.y}});
+    return v::no_overlap(op, a, {{a.dx, a.dy}, {a.dx, a.y}});
 }

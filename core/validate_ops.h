@@ -43,5 +43,24 @@ opkit_status same_device(const char* op, const Args& a, opkit_device* device) {
     return one_device(op, t.items, t.count, device);
 }
 
+// No output of the call overlaps another tensor of it, except as the identical view of an
+// input listed in in_place. Outputs and inputs come from the spec's kinds (out, opt_out
+// and inout are written; the rest are read), in parameter order.
+template <class Args>
+opkit_status no_overlap(const char* op, const Args& a, std::initializer_list<Alias> in_place = {}) {
+    Named outputs[16], inputs[16];
+    int n_outputs = 0, n_inputs = 0;
+    OpTraits<OpIdOf<Args>::value>::for_each(a, [&](ParamKind kind, const char* name, const auto& value) {
+        using T = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, const opkit_tensor*> || std::is_same_v<T, opkit_tensor*>) {
+            if (is_written(kind))
+                outputs[n_outputs++] = {value, name};
+            else
+                inputs[n_inputs++] = {value, name};
+        }
+    });
+    return no_overlap(op, outputs, n_outputs, inputs, n_inputs, in_place);
+}
+
 }  // namespace validate
 }  // namespace opkit
