@@ -78,6 +78,11 @@ static_assert(sizeof(Algo) == 24 && sizeof(HeuristicResult) == 56, "hipBLASLt la
                                   MatrixLayout, void* d, MatrixLayout, const Algo*, void* workspace,       \
                                   size_t workspace_bytes, hipStream_t))
 
+// lt::<function>_fn: each entry point's pointer type.
+#define OPKIT_HIPBLASLT_TYPEDEF(name, type) using name##_fn = type;
+OPKIT_HIPBLASLT_FUNCTIONS(OPKIT_HIPBLASLT_TYPEDEF)
+#undef OPKIT_HIPBLASLT_TYPEDEF
+
 }  // namespace lt
 
 namespace rb {  // rocBLAS (librocblas.so.4 in ROCm 6, .so.5 in ROCm 7)
@@ -101,6 +106,11 @@ using Handle = void*;  // rocblas_handle
                  const void* c, DataType c_type, int32_t ldc, int64_t stride_c, void* d,                \
                  DataType d_type, int32_t ldd, int64_t stride_d, int32_t batch_count,                   \
                  DataType compute_type, GemmAlgo algo, int32_t solution_index, uint32_t flags))
+
+// rb::<function>_fn: each entry point's pointer type.
+#define OPKIT_ROCBLAS_TYPEDEF(name, type) using name##_fn = type;
+OPKIT_ROCBLAS_FUNCTIONS(OPKIT_ROCBLAS_TYPEDEF)
+#undef OPKIT_ROCBLAS_TYPEDEF
 
 }  // namespace rb
 }  // namespace opkit_rocm
