@@ -1,0 +1,2 @@
+// HIP-over-CUDA self-test (being written).
+int main() { return 77; }
