@@ -1,4 +1,6 @@
-// HIP-over-CUDA test runtime: lazy cuBLASLt loading (see cublaslt.h).
+// HIP-over-CUDA test runtime: lazy cuBLASLt loading (see cublaslt.h). Nothing is
+// translated here. What it cannot prove: how hipBLASLt or rocBLAS load (their Tensile
+// libraries and code objects per gfx target) or fail to.
 #include "cublaslt.h"
 
 #include <dlfcn.h>

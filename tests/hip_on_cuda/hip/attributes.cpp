@@ -12,6 +12,10 @@
 // MaxSharedMemoryPerBlock is the 48 KiB usable without opt-in (AMD: 64 KiB). gcnArchName
 // is "sm_<major><minor>" (e.g. "sm_90"), because the test build of the vendor embeds nvcc
 // images for such targets and compares the name with them.
+//
+// What this cannot prove: any AMD value. A vendor that works with warpSize 32 here still
+// has to be right for wave64 (CDNA, GCN), 64 KiB LDS and AMD's CU counts; only the
+// compile-time metadata gate and a real AMD run show that.
 #include "device.h"
 #include "errors.h"
 

@@ -1,4 +1,10 @@
 // HIP-over-CUDA test runtime: lazy loading of libcuda.so.1 (see driver.h).
+//
+// Nothing is translated here; this is what lets the shim stand in for AMD's runtime on
+// a machine without a GPU. What it cannot prove: how AMD's runtime fails to initialize
+// (HSA, /dev/kfd permissions): the no-device answers are modelled on Debian's 5.2
+// runtime measured without a GPU (../shared/reference/rocm.md §7), and compared with it
+// by the self-test where that library is installed.
 #include "driver.h"
 
 #include <dlfcn.h>

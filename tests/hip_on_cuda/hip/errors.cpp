@@ -3,6 +3,11 @@
 // aliases 2, 3, 205 and 400 the first name in hip_runtime_api.h); the descriptions are
 // this shim's own words (HIP 5.2's hipGetErrorString returns the name again; newer HIP
 // returns a description, which the vendor's messages expect).
+//
+// What this cannot prove: which code AMD's runtime returns for a given failure. Where
+// both runtimes have a code the numbers agree, but the situations that produce them
+// differ (e.g. AMD reports hipErrorInvalidImage or hipErrorNoBinaryForGpu for a code
+// object without the device's gfx target; CUDA decides the same for a cubin).
 #include "errors.h"
 
 #include <hip/hip_runtime_api.h>

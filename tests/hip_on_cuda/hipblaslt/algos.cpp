@@ -1,4 +1,6 @@
 // HIP-over-CUDA test runtime (libhipblaslt.so.0): the algo table (see algos.h).
+// What it cannot prove: what hipBLASLt's real 16 bytes mean (a solution index into its
+// Tensile library); the vendor must treat them as opaque, which this enforces.
 #include "algos.h"
 
 #include <cstdint>

@@ -1,4 +1,6 @@
 // HIP-over-CUDA test runtime (libhipblaslt.so.0): value translation (see translate.h).
+// What it cannot prove: that hipBLASLt accepts every combination cuBLASLt does (e.g.
+// f16/bf16 on gfx908 or gfx1030, where it may have no kernels at all).
 #include "translate.h"
 
 #include <cstdint>

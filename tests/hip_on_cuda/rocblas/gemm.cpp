@@ -15,6 +15,9 @@
 // Each call builds its cuBLASLt descriptors and runs the heuristic with no workspace
 // (rocBLAS manages its own device memory; the shim has none): slower than a cached plan,
 // irrelevant to what the tests check.
+//
+// What this cannot prove: rocBLAS's results on AMD hardware (its f16/bf16 accumulation,
+// Tensile's kernel choice per gfx target) or its speed.
 #include "cublaslt.h"
 #include "handle.h"
 

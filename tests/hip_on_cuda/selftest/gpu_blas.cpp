@@ -37,8 +37,10 @@ struct Problem {
     int m = 67, n = 45, k = 33, batch = 3;
     bool trans_a = true, trans_b = false;
     float alpha = 0.75f, beta = -0.5f;
-    int lda = 33 + 2, ldb = 33 + 1, ldc = 67 + 3, ldd = 67 + 1;  // lda >= k (A is k x m), ldb >= k
-    int64_t stride_a = 35 * 67 + 5, stride_b = 34 * 45 + 3, stride_c = 70 * 45 + 11, stride_d = 68 * 45 + 2;
+    // Padded leading dimensions and batch strides (multiples of 8 elements, so every
+    // column starts 16-byte aligned in bf16 too: alignment is not what this checks).
+    int lda = 40, ldb = 40, ldc = 72, ldd = 80;  // lda >= k (A is stored k x m), ldb >= k
+    int64_t stride_a = 40 * 67 + 8, stride_b = 40 * 45 + 16, stride_c = 72 * 45 + 24, stride_d = 80 * 45 + 8;
     int64_t elems_a() const { return stride_a * batch; }
     int64_t elems_b() const { return stride_b * batch; }
     int64_t elems_c() const { return stride_c * batch; }

@@ -267,6 +267,7 @@ void check_modules(const Shims& s) {
     section("modules and launches");
     hipModule_t m = nullptr;
     std::vector<unsigned char> junk(256, 0xa5);
+    junk.back() = 0;  // a driver that tries it as PTX text must find an end
     const hipError_t j = h.hipModuleLoadData(&m, junk.data());
     expect(j == hipErrorInvalidImage || j == hipErrorInvalidKernelFile,
            "hipModuleLoadData(junk) -> 200 (hipErrorInvalidImage) or 218 (hipErrorInvalidKernelFile)",

@@ -19,6 +19,10 @@
 //
 // DIR (default: this program's directory) holds hip/, hipblaslt/ and rocblas/; the
 // libraries are opened by path, so LD_LIBRARY_PATH does not matter here.
+//
+// A pass shows that the shims keep the HIP/hipBLASLt/rocBLAS contracts the rocm vendor
+// relies on, on an NVIDIA GPU. It cannot show anything about AMD hardware: code objects,
+// wave64, LDS limits, AMD numerics or speed.
 #include "check.h"
 #include "scenarios.h"
 #include "shims.h"
