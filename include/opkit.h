@@ -156,7 +156,8 @@ typedef struct opkit_vendor_info {
     int32_t device_type;    /* 0 when unknown (the vendor never initialized) */
     int32_t device_count;
     int32_t state;          /* OPKIT_VENDOR_* */
-    const char* detail;     /* why, for any state but READY; "" otherwise */
+    const char* detail;     /* why, for any state but READY; for READY, the vendor's note
+                               (e.g. a device it counts but cannot use) or "" */
     int32_t op_count;       /* op symbols the vendor exports */
 } opkit_vendor_info;
 

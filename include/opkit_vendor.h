@@ -52,7 +52,7 @@ typedef struct opkit_vendor_desc {
     int32_t device_type;   /* OPKIT_DEVICE_* it serves */
     int32_t priority;      /* higher first, when OPKIT_VENDORS gives no order */
     int32_t device_count;  /* 0 = no usable device (then detail says why) */
-    const char* detail;
+    const char* detail;    /* why, when device_count is 0; else an optional note or NULL */
 } opkit_vendor_desc;
 
 /* The vendor's strings stay valid until opkit_vendor_shutdown. */

@@ -117,6 +117,9 @@ void load_one(Vendor& v, const opkit_vendor_host& host) {
         v.detail = desc.detail && *desc.detail ? desc.detail : "no device found";
     } else {
         v.state = OPKIT_VENDOR_READY;
+        // A ready vendor may still have something to say (the rocm vendor: a device it
+        // counts but cannot use); shown as given.
+        v.detail = desc.detail ? desc.detail : "";
     }
 }
 

@@ -30,7 +30,7 @@ std::string cuda_vendor_detail(int32_t* state) {
         opkit_vendor_info info{};
         info.struct_size = sizeof info;
         if (opkit_vendor_get_info(i, &info) != OPKIT_OK || !info.name) continue;
-        if (std::strcmp(info.name, "cuda") != 0) continue;
+        if (std::strcmp(info.name, kVendor) != 0) continue;
         *state = info.state;
         return info.detail ? info.detail : "";
     }
@@ -43,14 +43,20 @@ std::string g_skip_reason;
 }  // namespace
 
 bool cuda_or_skip() {
-    if (opkit_device_count(OPKIT_DEVICE_CUDA) > 0) return true;
+    if (opkit_device_count(kDeviceType) > 0) return true;
     int32_t state;
     std::string why = cuda_vendor_detail(&state);
-    if (state < 0) why = "the cuda vendor was not found next to libopkit";
+    if (state < 0) why = std::string("the ") + kVendor + " vendor was not found next to libopkit";
     g_skip_reason = why;
     ++g_skipped;
-    WARN("SKIPPED: no CUDA device: " << why);
+    WARN("SKIPPED: no " << kVendor << " device: " << why);
     return false;
+}
+
+void skip_case(const std::string& why) {
+    g_skip_reason = why;
+    ++g_skipped;
+    WARN("SKIPPED: " << why);
 }
 
 int skipped_cases() { return g_skipped; }

@@ -13,8 +13,24 @@
 
 namespace cudatest {
 
+// The vendor under test: one set of sources builds opkit_cuda_tests and opkit_rocm_tests
+// (tests/gpu/CMakeLists.txt); the rocm binary runs on AMD GPUs and, through the
+// HIP-over-CUDA test runtime (tests/hip_on_cuda), on NVIDIA ones.
+#ifdef OPKIT_GPU_TEST_ROCM
+#define OPKIT_GPU_TEST_VENDOR "rocm"
+#define OPKIT_GPU_TEST_DEVICE OPKIT_DEVICE_ROCM
+#define OPKIT_GPU_TEST_OOM_TEXT "hipErrorOutOfMemory"
+#else
+#define OPKIT_GPU_TEST_VENDOR "cuda"
+#define OPKIT_GPU_TEST_DEVICE OPKIT_DEVICE_CUDA
+#define OPKIT_GPU_TEST_OOM_TEXT "CUDA_ERROR_OUT_OF_MEMORY"
+#endif
+constexpr const char* kVendor = OPKIT_GPU_TEST_VENDOR;    // its name: "cuda", "rocm"
+constexpr int32_t kDeviceType = OPKIT_GPU_TEST_DEVICE;    // OPKIT_DEVICE_CUDA, _ROCM
+constexpr const char* kOomText = OPKIT_GPU_TEST_OOM_TEXT;  // the runtime's out-of-memory name
+
 constexpr opkit_device kCpu{OPKIT_DEVICE_CPU, 0};
-constexpr opkit_device kGpu{OPKIT_DEVICE_CUDA, 0};
+constexpr opkit_device kGpu{kDeviceType, 0};
 
 opkit_dtype f32();
 opkit_dtype f16();
@@ -23,15 +39,18 @@ opkit_dtype i32();
 opkit_dtype i64();
 const char* dtype_name(opkit_dtype d);
 
-// True when a CUDA device is usable. Otherwise the test case is skipped: the reason is
+// True when a device of the vendor under test is usable. Otherwise the test case is skipped: the reason is
 // printed, the caller returns, and the test binary's main() exits with 77 (ctest's
 // SKIP_RETURN_CODE) instead of 0 when no case failed, so ctest reports "Skipped", never
 // "Passed" with no assertion.
 bool cuda_or_skip();
+// Skips the calling test case for another reason (printed), with the same effect: the
+// process exits 77 unless something failed.
+void skip_case(const std::string& why);
 // How many test cases cuda_or_skip() skipped in this process, and why.
 int skipped_cases();
 const std::string& skip_reason();
-// The cuda vendor's detail string ("" when not loaded) and state (-1 when absent).
+// The vendor under test's detail string ("" when not loaded) and state (-1 when absent).
 std::string cuda_vendor_detail(int32_t* state);
 
 // Host <-> storage conversions.

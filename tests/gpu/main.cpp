@@ -14,7 +14,7 @@
 int main(int argc, char** argv) {
     const int status = Catch::Session().run(argc, argv);
     if (status == 0 && cudatest::skipped_cases() > 0) {
-        std::printf("SKIPPED: %d test case(s) need a CUDA device: %s\n", cudatest::skipped_cases(),
+        std::printf("SKIPPED: %d test case(s) need a %s device: %s\n", cudatest::skipped_cases(), cudatest::kVendor,
                     cudatest::skip_reason().c_str());
         return 77;
     }

@@ -42,7 +42,7 @@ struct Dev {
 
 }  // namespace
 
-TEST_CASE("cuda bench: first bandwidth numbers", "[.][bench]") {
+TEST_CASE("bench: first bandwidth numbers", "[.][bench]") {
     if (!cuda_or_skip()) return;
     {
         const size_t bytes = size_t(1) << 30;

@@ -23,7 +23,7 @@ void both(F&& call) {
 }
 }  // namespace
 
-TEST_CASE("cuda large: rows of 65536 and 262144 elements", "[cuda][large]") {
+TEST_CASE("large: rows of 65536 and 262144 elements", "[gpu][large]") {
     if (!cuda_or_skip()) return;
     uint64_t seed = 900;
     for (opkit_dtype d : {f32(), bf16()})
@@ -108,14 +108,15 @@ float pattern_x(int64_t i) { return float(i % 251) * 0.25f - 31.0f; }
 float pattern_y(int64_t i) { return float(i % 127) * 0.5f - 30.0f; }
 }  // namespace
 
-TEST_CASE("cuda large: more than 2^31 elements (axpy and softmax rows past 2^31)", "[cuda][large]") {
+TEST_CASE("large: more than 2^31 elements (axpy and softmax rows past 2^31)", "[gpu][large]") {
     if (!cuda_or_skip()) return;
     const int64_t n = (int64_t(1) << 31) + 4096 + 5;
     const size_t bytes = size_t(n) * 2;
     void *x = nullptr, *y = nullptr;
     if (opkit_malloc(kGpu, bytes, &x) != OPKIT_OK || opkit_malloc(kGpu, bytes, &y) != OPKIT_OK) {
         opkit_free(kGpu, x);
-        WARN("SKIPPED: not enough device memory for two " << bytes << "-byte tensors: " << opkit_last_error_message());
+        skip_case("not enough device memory for two " + std::to_string(bytes) +
+                  "-byte tensors: " + opkit_last_error_message());
         return;
     }
     std::vector<uint16_t> host(static_cast<size_t>(n));

@@ -16,10 +16,10 @@ TP make(opkit_dtype d, std::vector<int64_t> shape, Layout l = {}) {
 }
 }  // namespace
 
-TEST_CASE("cuda matmul: matches the CPU", "[cuda][matmul]") {
+TEST_CASE("matmul: matches the CPU", "[gpu][matmul]") {
     if (!cuda_or_skip()) return;
     const char* who = nullptr;
-    REQUIRE(opkit_op_resolve("matmul", OPKIT_DEVICE_CUDA, &who) == OPKIT_OK);
+    REQUIRE(opkit_op_resolve("matmul", kDeviceType, &who) == OPKIT_OK);
     struct Case {
         int64_t batch_a, batch_b, batch, M, N, K;
         int ta, tb;

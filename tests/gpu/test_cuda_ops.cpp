@@ -68,7 +68,7 @@ std::string label(const char* op, opkit_dtype d, const RowCase& c) {
 
 }  // namespace
 
-TEST_CASE("cuda ops: rms_norm forward and backward match the CPU", "[cuda][ops]") {
+TEST_CASE("ops: rms_norm forward and backward match the CPU", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     uint64_t seed = 1;
     for (opkit_dtype d : kFloats)
@@ -114,7 +114,7 @@ TEST_CASE("cuda ops: rms_norm forward and backward match the CPU", "[cuda][ops]"
             }
 }
 
-TEST_CASE("cuda ops: layer_norm forward and backward match the CPU", "[cuda][ops]") {
+TEST_CASE("ops: layer_norm forward and backward match the CPU", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     uint64_t seed = 100;
     for (opkit_dtype d : kFloats)
@@ -163,7 +163,7 @@ TEST_CASE("cuda ops: layer_norm forward and backward match the CPU", "[cuda][ops
             }
 }
 
-TEST_CASE("cuda ops: softmax forward and backward match the CPU", "[cuda][ops]") {
+TEST_CASE("ops: softmax forward and backward match the CPU", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     uint64_t seed = 200;
     for (opkit_dtype d : kFloats)
@@ -192,7 +192,7 @@ TEST_CASE("cuda ops: softmax forward and backward match the CPU", "[cuda][ops]")
             }
 }
 
-TEST_CASE("cuda ops: swiglu and geglu forward and backward match the CPU", "[cuda][ops]") {
+TEST_CASE("ops: swiglu and geglu forward and backward match the CPU", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     uint64_t seed = 300;
     for (opkit_dtype d : kFloats)
@@ -227,7 +227,7 @@ TEST_CASE("cuda ops: swiglu and geglu forward and backward match the CPU", "[cud
             }
 }
 
-TEST_CASE("cuda ops: axpy matches the CPU", "[cuda][ops]") {
+TEST_CASE("ops: axpy matches the CPU", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     uint64_t seed = 400;
     for (opkit_dtype d : kFloats)
@@ -244,7 +244,7 @@ TEST_CASE("cuda ops: axpy matches the CPU", "[cuda][ops]") {
         }
 }
 
-TEST_CASE("cuda ops: rope forward and backward match the CPU", "[cuda][ops]") {
+TEST_CASE("ops: rope forward and backward match the CPU", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     uint64_t seed = 500;
     struct RopeCase {
@@ -293,7 +293,7 @@ TEST_CASE("cuda ops: rope forward and backward match the CPU", "[cuda][ops]") {
         }
 }
 
-TEST_CASE("cuda ops: cross_entropy forward and backward match the CPU", "[cuda][ops]") {
+TEST_CASE("ops: cross_entropy forward and backward match the CPU", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     uint64_t seed = 600;
     const int64_t kIgnore = -100;
@@ -354,7 +354,7 @@ TEST_CASE("cuda ops: cross_entropy forward and backward match the CPU", "[cuda][
                     }
 }
 
-TEST_CASE("cuda ops: cross_entropy with every row ignored", "[cuda][ops]") {
+TEST_CASE("ops: cross_entropy with every row ignored", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     for (int reduction : {OPKIT_REDUCTION_MEAN, OPKIT_REDUCTION_SUM, OPKIT_REDUCTION_NONE}) {
         INFO("reduction " << reduction);
@@ -377,8 +377,8 @@ TEST_CASE("cuda ops: cross_entropy with every row ignored", "[cuda][ops]") {
     }
 }
 
-TEST_CASE("cuda ops: a target out of range is never dereferenced: NaN loss and gradient row",
-          "[cuda][ops]") {
+TEST_CASE("ops: a target out of range is never dereferenced: NaN loss and gradient row",
+          "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     // The CPU rejects such a target (INVALID_ARGUMENT); the device cannot check before
     // launching without a synchronization, so it marks the row instead (docs/cuda-vendor.md).
@@ -403,7 +403,7 @@ TEST_CASE("cuda ops: a target out of range is never dereferenced: NaN loss and g
                                         loss->cpu(), nullptr, grad->cpu(), nullptr) == OPKIT_ERROR_INVALID_ARGUMENT);
 }
 
-TEST_CASE("cuda ops: embedding forward and backward match the CPU", "[cuda][ops]") {
+TEST_CASE("ops: embedding forward and backward match the CPU", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     uint64_t seed = 700;
     for (opkit_dtype d : kFloats)
@@ -440,7 +440,7 @@ TEST_CASE("cuda ops: embedding forward and backward match the CPU", "[cuda][ops]
             }
 }
 
-TEST_CASE("cuda ops: embedding backward with many repeated ids, no ids, and out-of-range ids", "[cuda][ops]") {
+TEST_CASE("ops: embedding backward with many repeated ids, no ids, and out-of-range ids", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     uint64_t seed = 750;
     struct EmbBwdCase {
@@ -495,8 +495,8 @@ TEST_CASE("cuda ops: embedding backward with many repeated ids, no ids, and out-
     }
 }
 
-TEST_CASE("cuda ops: an embedding id out of range gives a NaN row and no out-of-bounds read",
-          "[cuda][ops]") {
+TEST_CASE("ops: an embedding id out of range gives a NaN row and no out-of-bounds read",
+          "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     TP w = make(bf16(), {8, 16}), ids = make(i64(), {4}), y = make(bf16(), {4, 16});
     w->random(-1, 1, 11);
