@@ -35,11 +35,22 @@ OPK_DEV void fill_row(T* row, const Span& sp, bool vec, float value) {
 template <typename T, int P>
 OPK_DEV void grad_pack(float (&v)[P], int64_t c, float lse, int64_t t, float smooth, float hit,
                        float scale) {
+#if OPK_PACK_COUNTS
+    // The target's place in this pack, or -1 (rows.cuh, pack_count says why).
+    const int64_t rel = t - c * P;
+    const int kt = rel >= 0 && rel < P ? int(rel) : -1;
+#pragma unroll
+    for (int k = 0; k < P; ++k) {
+        v[k] = (exp_shifted_for<T>(v[k], lse) - smooth) * scale;
+        if (k == kt) v[k] -= hit * scale;
+    }
+#else
 #pragma unroll
     for (int k = 0; k < P; ++k) {
         v[k] = (exp_shifted_for<T>(v[k], lse) - smooth) * scale;
         if (c * P + k == t) v[k] -= hit * scale;
     }
+#endif
 }
 
 // Row statistics: max m, sum of exp(x - m) s and sum of x (for label smoothing). Cached
@@ -52,9 +63,16 @@ OPK_DEV void row_stats(const T* xr, const Span& sp, bool vec, bool reread, RowCa
     m = -INFINITY;
     float sums[2] = {0.0f, 0.0f};  // sum of exp, sum of x
     auto add_x = [&](int64_t c, const float(&v)[P]) {
+#if OPK_PACK_COUNTS
+        const int m = pack_count<P>(c * P, sp.n);
+#pragma unroll
+        for (int k = 0; k < P; ++k)
+            if (k < m) sums[1] += v[k];
+#else
 #pragma unroll
         for (int k = 0; k < P; ++k)
             if (c * P + k < sp.n) sums[1] += v[k];
+#endif
     };
     if constexpr (C > 0) {
         x.load(xr, sp, vec, -INFINITY);
@@ -109,12 +127,13 @@ OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
     constexpr int P = Pack<T>::n;
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const Span sp = g.span(a.V, P);
+    const Span rows_span = g.span(a.V, P);
     const int64_t V = a.V;
     const float eps = a.label_smoothing, smooth = eps / float(V), hit = 1.0f - eps;
     float scale = 1.0f;
     if (a.valid_rows) scale = *a.valid_rows ? 1.0f / float(*a.valid_rows) : 0.0f;
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
+        const Span sp = per_row(rows_span);
         const int64_t t = load_index(a.target, r, a.target64);
         const RowKind kind = row_kind(t, a.ignore_index, V);
         T* gr = a.grad.data ? row_ptr<T>(a.grad, r) : nullptr;
@@ -155,13 +174,14 @@ template <typename T, int G, int C>
 OPK_DEV void ce_backward(const CrossEntropyArgs& a) {
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const Span sp = g.span(a.V, Pack<T>::n);
+    const Span rows_span = g.span(a.V, Pack<T>::n);
     const int64_t V = a.V;
     const float eps = a.label_smoothing, smooth = eps / float(V), hit = 1.0f - eps;
     float scale = 1.0f;
     if (a.valid_rows) scale = *a.valid_rows ? 1.0f / float(*a.valid_rows) : 0.0f;
     const float upstream = a.dloss_per_row ? 0.0f : strided_get<float>(a.dloss, 0);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
+        const Span sp = per_row(rows_span);
         const int64_t t = load_index(a.target, r, a.target64);
         const RowKind kind = row_kind(t, a.ignore_index, V);
         T* gr = row_ptr<T>(a.grad, r);

@@ -72,6 +72,11 @@ struct opk_bf16 {
 // that must stay rolled for the smaller code that gives (OPK_AMD_NO_UNROLL).
 #define OPK_WORD_PACKS 1
 #define OPK_AMD_NO_UNROLL _Pragma("unroll 1")
+// Per-element tests of a pack against a pack count, not 64-bit element indices (rows.cuh,
+// pack_count says why).
+#define OPK_PACK_COUNTS 1
+// Row loops recompute per-pack positions for each row (rows.cuh, per_row says why).
+#define OPK_ROW_REMAT 1
 
 #else  // CUDA
 #include <cuda_bf16.h>
@@ -86,7 +91,27 @@ typedef __nv_bfloat16 opk_bf16;
     __launch_bounds__((max_threads), (resident_threads) / (max_threads))
 #define OPK_WORD_PACKS 0
 #define OPK_AMD_NO_UNROLL
+#define OPK_PACK_COUNTS 0
+#define OPK_ROW_REMAT 0
 #endif
+
+namespace opk {
+// v, as the loop iteration that calls this sees it. On AMD (OPK_ROW_REMAT) an empty asm
+// that claims to change v hides from the optimizer that v is the same in every iteration,
+// so what a loop derives from it (per-thread element indices, addresses, bounds masks) is
+// recomputed in each iteration instead of being hoisted out of the loop and kept live
+// across all of it: LLVM's loop-invariant code motion did that for every pack a thread
+// handles, and the kernels spilled (cross-entropy) or took 256 VGPRs (rope). A few integer
+// operations per iteration cost far less than scratch traffic or lost occupancy. On
+// NVIDIA it is v.
+template <typename T>
+__device__ __forceinline__ T per_iteration(T v) {
+#if OPK_ROW_REMAT
+    asm volatile("" : "+v"(v));
+#endif
+    return v;
+}
+}  // namespace opk
 
 // Kernels have C linkage so the host finds them by plain name (cuModuleGetFunction /
 // hipModuleGetFunction) without knowing either compiler's mangling. One launch-bound

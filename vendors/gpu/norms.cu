@@ -28,10 +28,11 @@ OPK_DEV void rms_forward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const Span sp = g.span(a.n, P);
+    const Span rows_span = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
+        const Span sp = per_row(rows_span);
         const T* xr = row_ptr<const T>(a.x, r);
         T* yr = row_ptr<T>(a.y, r);
         RowCache<T, C ? C : 1> x;
@@ -152,7 +153,8 @@ OPK_DEV void rms_backward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const Span sp = g.span(a.n, P);
+    const Span rows_span = g.span(a.n, P);
+    const Span& sp = rows_span;  // the row loop shadows it with per_row(rows_span)
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
     // Cached rows keep their dweight sums in registers (measured on an H100: bf16
@@ -169,6 +171,7 @@ OPK_DEV void rms_backward(const NormArgs& a) {
     if constexpr (kPrefetch) prefetch2(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
+        const Span sp = per_row(rows_span);
         const T* xr = row_ptr<const T>(a.x, r);
         const T* dyr = row_ptr<const T>(a.dy, r);
         T* dxr = row_ptr<T>(a.dx, r);
@@ -220,12 +223,13 @@ OPK_DEV void ln_forward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const Span sp = g.span(a.n, P);
+    const Span rows_span = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
     const T* b = static_cast<const T*>(a.bias);
-    const float inv_n = 1.0f / float(sp.n);
+    const float inv_n = 1.0f / float(rows_span.n);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
+        const Span sp = per_row(rows_span);
         const T* xr = row_ptr<const T>(a.x, r);
         T* yr = row_ptr<T>(a.y, r);
         RowCache<T, C ? C : 1> x;
@@ -289,7 +293,8 @@ OPK_DEV void ln_backward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const Span sp = g.span(a.n, P);
+    const Span rows_span = g.span(a.n, P);
+    const Span& sp = rows_span;  // the row loop shadows it with per_row(rows_span)
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
     const int64_t groups = int64_t(gridDim.x) * (int(blockDim.x) / sp.size);
@@ -306,6 +311,7 @@ OPK_DEV void ln_backward(const NormArgs& a) {
     if constexpr (kPrefetch) prefetch2(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
+        const Span sp = per_row(rows_span);
         const T* xr = row_ptr<const T>(a.x, r);
         const T* dyr = row_ptr<const T>(a.dy, r);
         T* dxr = row_ptr<T>(a.dx, r);

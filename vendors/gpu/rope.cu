@@ -100,11 +100,14 @@ OPK_DEV void rope(const RopeArgs& a) {
          pos += int64_t(gridDim.x) * per_block) {
         int64_t b, t;
         div_mod(pos, a.T, b, t);
+        // The thread's group and lane, recomputed per position on AMD (gpu_compat.h,
+        // per_iteration): their per-head addresses were hoisted out of this loop.
+        const int gp = per_iteration(g), lanep = per_iteration(lane);
         const T* cr = static_cast<const T*>(a.cos) + b * a.cs[0] + t * a.cs[1];
         const T* sr = static_cast<const T*>(a.sin) + b * a.ss[0] + t * a.ss[1];
-        const T* xb = static_cast<const T*>(a.x) + b * a.xs[0] + t * a.xs[1] + g * a.xs[2];
-        T* yb = static_cast<T*>(a.y) + b * a.ys[0] + t * a.ys[1] + g * a.ys[2];
-        for (int64_t c = lane; c < packs; c += width) {
+        const T* xb = static_cast<const T*>(a.x) + b * a.xs[0] + t * a.xs[1] + gp * a.xs[2];
+        T* yb = static_cast<T*>(a.y) + b * a.ys[0] + t * a.ys[1] + gp * a.ys[2];
+        for (int64_t c = lanep; c < packs; c += width) {
             const int64_t e = c * P;
             if (a.vec && e + P <= half) {  // 16-byte packs, kHeads heads in flight
                 // cos/sin stay raw (4 registers a pack whatever T) and unpack per head.
@@ -114,22 +117,27 @@ OPK_DEV void rope(const RopeArgs& a) {
                 const uint4 sh = *reinterpret_cast<const uint4*>(sr + half + e);
                 const T* xr = xb + e;
                 T* yr = yb + e;
-                int64_t h = g;
+                int64_t h = gp;
                 // Whole batches of kHeads heads: every load issued before the first store.
 #pragma unroll 1
                 for (; h + int64_t(kHeads - 1) * groups < H; h += int64_t(groups) * kHeads) {
+                    // The batch's addresses from one pointer each, computed in the batch
+                    // on AMD (per_iteration): LLVM otherwise keeps one 64-bit induction
+                    // variable per load and store address (16 here, 32 VGPRs).
+                    const T* xq = per_iteration(xr);
+                    T* yq = per_iteration(yr);
                     uint4 rl[kHeads], rh[kHeads];
 #pragma unroll
                     for (int u = 0; u < kHeads; ++u) {
-                        rl[u] = *reinterpret_cast<const uint4*>(xr + u * xh_step);
-                        rh[u] = *reinterpret_cast<const uint4*>(xr + u * xh_step + half);
+                        rl[u] = *reinterpret_cast<const uint4*>(xq + u * xh_step);
+                        rh[u] = *reinterpret_cast<const uint4*>(xq + u * xh_step + half);
                     }
 #pragma unroll
                     for (int u = 0; u < kHeads; ++u) {
                         uint4 ol, oh;
                         rotate_raw<T, BACKWARD>(rl[u], rh[u], cl, ch, sl, sh, ol, oh);
-                        *reinterpret_cast<uint4*>(yr + u * yh_step) = ol;
-                        *reinterpret_cast<uint4*>(yr + u * yh_step + half) = oh;
+                        *reinterpret_cast<uint4*>(yq + u * yh_step) = ol;
+                        *reinterpret_cast<uint4*>(yq + u * yh_step + half) = oh;
                     }
                     xr += kHeads * xh_step;
                     yr += kHeads * yh_step;
@@ -147,7 +155,7 @@ OPK_DEV void rope(const RopeArgs& a) {
                 const T* xr = xb;
                 T* yr = yb;
 #pragma unroll 1
-                for (int64_t h = g; h < H; h += groups, xr += xh_step, yr += yh_step) {
+                for (int64_t h = gp; h < H; h += groups, xr += xh_step, yr += yh_step) {
 #pragma unroll 1
                     for (int64_t j = e; j < e + P && j < half; ++j) {
                         float lo, hi;

@@ -106,6 +106,19 @@ OPK_DEV uint4 pack_of(const float (&v)[P]) {
     return make_uint4(pack_word<T>(v, 0), pack_word<T>(v, 1), pack_word<T>(v, 2), pack_word<T>(v, 3));
 }
 
+// How many elements of the pack that starts at element e lie inside a row of n: P for a
+// whole pack, fewer for the row's last, 0 past its end. With OPK_PACK_COUNTS (AMD) the
+// per-element bounds and target tests compare the element's place in its pack, k, against
+// such a count or offset, computed once per pack and row: written as e + k < n, LLVM's
+// loop-invariant code motion hoists e + k for every k of every cached pack out of the row
+// loop as 64-bit values (2 VGPRs each: 64 VGPRs for a 4-pack f16 row cache), which is
+// what spilled the cross-entropy kernels on AMD. nvcc keeps the original expressions.
+template <int P>
+OPK_DEV int pack_count(int64_t e, int64_t n) {
+    const int64_t r = n - e;
+    return r >= P ? P : r > 0 ? int(r) : 0;
+}
+
 // Elements [c*P, c*P + P) of a row of n elements, as fp32; `fill` past the end. One
 // 16-byte load when the row allows it (vec) and the pack is whole, else element loads.
 template <typename T, int P>
@@ -121,8 +134,14 @@ OPK_DEV void load_pack(const T* row, int64_t c, int64_t n, bool vec, float (&v)[
         for (int k = 0; k < P; ++k) v[k] = to_f32(t[k]);
 #endif
     } else {
+#if OPK_PACK_COUNTS
+        const int m = pack_count<P>(e, n);
+#pragma unroll
+        for (int k = 0; k < P; ++k) v[k] = k < m ? to_f32(row[e + k]) : fill;
+#else
 #pragma unroll
         for (int k = 0; k < P; ++k) v[k] = e + k < n ? to_f32(row[e + k]) : fill;
+#endif
     }
 }
 
@@ -140,9 +159,16 @@ OPK_DEV void store_pack(T* row, int64_t c, int64_t n, bool vec, const float (&v)
         store16<H>(row + e, *reinterpret_cast<const uint4*>(t));
 #endif
     } else {
+#if OPK_PACK_COUNTS
+        const int m = pack_count<P>(e, n);
+#pragma unroll
+        for (int k = 0; k < P; ++k)
+            if (k < m) row[e + k] = from_f32<T>(v[k]);
+#else
 #pragma unroll
         for (int k = 0; k < P; ++k)
             if (e + k < n) row[e + k] = from_f32<T>(v[k]);
+#endif
     }
 }
 
@@ -158,7 +184,8 @@ OPK_DEV void load_raw(const T* row, int64_t c, int64_t n, bool vec, uint4& raw, 
     } else {
 #if OPK_WORD_PACKS
         const uint32_t fill_bits = bits_of(from_f32<T>(fill));
-        auto elem = [&](int k) -> uint32_t { return e + k < n ? bits_of(row[e + k]) : fill_bits; };
+        const int m = pack_count<P>(e, n);
+        auto elem = [&](int k) -> uint32_t { return k < m ? bits_of(row[e + k]) : fill_bits; };
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
             if constexpr (sizeof(T) == 4)
@@ -181,6 +208,13 @@ struct Span {
     int64_t n, packs;
     int lane, size;
 };
+
+// The span a row loop uses for one row: on AMD the thread's place in it is recomputed
+// for every row (gpu_compat.h, per_iteration says why); on NVIDIA it is s.
+OPK_DEV Span per_row(Span s) {
+    s.lane = per_iteration(s.lane);
+    return s;
+}
 
 // The packs of a row that this thread owns, C at most, kept raw in registers.
 // each(f) calls f(i, c, v) with v the pack as fp32, for every pack held.
@@ -232,8 +266,11 @@ constexpr int kStreamUnroll = 4;
 
 // One step of a streamed row: packs base, base + size, ... (U of them).
 template <typename T, CacheHint H, class F>
-OPK_DEV void stream_step(const T* row, const Span& s, bool vec, float fill, int64_t base, F& f) {
+OPK_DEV void stream_step(const T* row, const Span& s, bool vec, float fill, int64_t step_base, F& f) {
     constexpr int P = Pack<T>::n, U = kStreamUnroll;
+    // On AMD the U packs' indices and addresses derive from base in each step, not from
+    // U induction variables of their own (gpu_compat.h, per_iteration).
+    const int64_t base = per_iteration(step_base);
     uint4 raw[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
@@ -277,7 +314,8 @@ constexpr CacheHint kStoreHint = Cached ? CacheHint::normal : CacheHint::last_us
 template <typename T, class F>
 OPK_DEV void stream_rows2(const T* ra, bool va, const T* rb, bool vb, const Span& s, F&& f) {
     constexpr int P = Pack<T>::n, U = kStreamUnroll / 2;
-    for (int64_t base = s.lane; base < s.packs; base += int64_t(s.size) * U) {
+    for (int64_t step_base = s.lane; step_base < s.packs; step_base += int64_t(s.size) * U) {
+        const int64_t base = per_iteration(step_base);  // as in stream_step
         uint4 rawa[U], rawb[U];
 #pragma unroll
         for (int u = 0; u < U; ++u) {

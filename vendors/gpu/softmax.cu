@@ -12,8 +12,9 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const Span sp = g.span(a.n, P);
+    const Span rows_span = g.span(a.n, P);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
+        const Span sp = per_row(rows_span);
         const T* xr = row_ptr<const T>(a.a, r);
         T* yr = row_ptr<T>(a.out, r);
         float m = -INFINITY, s = 0.0f;
@@ -55,8 +56,9 @@ OPK_DEV void softmax_backward(const SoftmaxArgs& a) {
     constexpr bool cached = C > 0;
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
-    const Span sp = g.span(a.n, P);
+    const Span rows_span = g.span(a.n, P);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
+        const Span sp = per_row(rows_span);
         const T* dyr = row_ptr<const T>(a.a, r);
         const T* yr = row_ptr<const T>(a.b, r);
         T* dxr = row_ptr<T>(a.out, r);
