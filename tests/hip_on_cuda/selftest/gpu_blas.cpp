@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hipshim_test {
@@ -283,6 +284,24 @@ void run_rocblas(const Shims& s, hipFunction_t delayed_copy, bool bf16) {
     const rb::Status st = gemm(op_a, t, p.m, p.lda, &p.alpha, rb::R_32F, 0, 0);
     if (expect(st == rb::STATUS_SUCCESS, "rocblas_gemm_strided_batched_ex", rb.rocblas_status_to_string(st)))
         check_result(s, p, h, bf16, buf, stream, proved, "D (" + type + ")");
+    if (!bf16) {  // in place (D = C), as the vendor calls it
+        Problem q = p;
+        q.ldd = q.ldc;
+        q.stride_d = q.stride_c;
+        const rb::Status ip = rb.rocblas_gemm_strided_batched_ex(
+            handle, op_a, op_b, q.m, q.n, q.k, &q.alpha, buf.a, t, q.lda, q.stride_a, buf.b, t, q.ldb, q.stride_b,
+            &q.beta, buf.c, t, q.ldc, q.stride_c, buf.c, t, q.ldd, q.stride_d, q.batch, rb::R_32F, rb::ALGO_STANDARD,
+            0, 0);
+        if (expect(ip == rb::STATUS_SUCCESS, "rocblas_gemm_strided_batched_ex in place (D = C)",
+                   rb.rocblas_status_to_string(ip))) {
+            Buffers view;  // C read back through D's fields; owns nothing
+            view.s = &s;
+            view.d_bytes = size_t(q.elems_d()) * 4;
+            std::swap(view.d, buf.c);
+            check_result(s, q, h, bf16, view, stream, false, "C after the in-place GEMM");
+            std::swap(view.d, buf.c);
+        }
+    }
     if (!bf16) {  // the strictness cases, once
         auto is = [&](rb::Status got, int want, const std::string& what) {
             expect(int(got) == want, what + " -> " + rb.rocblas_status_to_string(rb::Status(want)),

@@ -226,8 +226,8 @@ void check_streams_and_pools(const Shims& s) {
         int reuse = 1;
         expect_code(s, h.hipMemPoolSetAttribute(pool, hipMemPoolReuseAllowOpportunistic, &reuse), hipSuccess,
                     "hipMemPoolSetAttribute(ReuseAllowOpportunistic)");
-        expect_code(s, h.hipMemPoolSetAttribute(pool, hipMemPoolAttr(99), &threshold), hipErrorInvalidValue,
-                    "hipMemPoolSetAttribute(attribute 99)");
+        expect_code(s, h.hipMemPoolSetAttribute(pool, hipMemPoolAttr(15), &threshold), hipErrorInvalidValue,
+                    "hipMemPoolSetAttribute(attribute 15, not one of HIP's)");
         const size_t n = 1 << 18;
         void* p = nullptr;
         if (expect_code(s, h.hipMallocFromPoolAsync(&p, n * 4, pool, st), hipSuccess, "hipMallocFromPoolAsync")) {

@@ -148,9 +148,10 @@ int run_device(const std::string& dir) {
         const bool driver_absent = !real_libcuda_present();
         note(std::string("no CUDA device; ") + (driver_absent ? "no libcuda.so.1 here" : "libcuda.so.1 is present") +
              ": checking the no-device answers on this machine");
+        // The BLAS shims' no-driver checks run in --no-device mode (child processes):
+        // here they would start cuBLASLt, whose failed cublasLtCreate leaks a little,
+        // which LeakSanitizer builds would report against this test.
         check_no_driver(s, driver_absent);
-        check_blas_no_driver(s);
-        check_lt_strict_enums(s);
         std::printf("\nSKIPPED: the GPU cases: no CUDA device (hipGetDeviceCount -> %s); set "
                     "OPKIT_HIPSHIM_VERBOSE=1 for the shim's reason\n",
                     err(s, e).c_str());
