@@ -230,11 +230,14 @@ def prepare(stream, objs):
     keep-alive): an address (int) per object, None for None; the caller holds keep-alive
     until the C call returns."""
     if stream is None:
-        producer = -1  # we run on the producer's current stream: ordered already
+        producer = rocm_producer = -1  # we run on the producer's current stream: ordered already
     else:
         stream = int(stream)
-        # DLPack's stream numbers: 1 is the legacy default stream, 0 is ambiguous.
+        # DLPack's stream numbers for CUDA: 1 is the legacy default stream, 0 is
+        # ambiguous. For ROCm (kDLROCM) 0 is the default stream and every other value a
+        # hipStream_t, so opkit's 0 passes through unchanged.
         producer = stream if stream != 0 else 1
+        rocm_producer = stream
     picked = stream is not None
     current = None  # torch's current CUDA device, asked once per call
     order = None  # (device, stream) when torch's work must be ordered before stream=
@@ -291,7 +294,7 @@ def prepare(stream, objs):
         if not picked and device[0] != DEVICE_CPU:
             stream = current_stream(o)
             picked = True
-        address, k = _convert(o, device, producer)
+        address, k = _convert(o, device, rocm_producer if device[0] == DEVICE_ROCM else producer)
         out.append(address)
         keep.append(k)
     if not picked:

@@ -17,6 +17,9 @@
 //   FAKE_DECLINE_SHORT   softmax_forward declines rows shorter than 8 and serves the rest
 //                        (correctly: conformance must pass with cases of both kinds)
 //   FAKE_ACCEL           pretend accelerator on host memory: exports the memory functions
+//   (any variant)        records the stream of its last softmax_forward call, readable
+//                        through the exported fake_vendor_last_stream() (the Python
+//                        binding's stream choice is tested with it)
 //
 // Every variant that initializes writes "<name> init" to $FAKE_VENDOR_MARKER (when set),
 // so a test can prove that a vendor's code never ran. Each op call is counted per op and
@@ -44,6 +47,7 @@
 namespace {
 
 std::atomic<int> g_calls{0};
+std::atomic<opkit_stream> g_last_stream{nullptr};
 
 void mark(const char* what) {
     const char* path = getenv("FAKE_VENDOR_MARKER");
@@ -99,6 +103,7 @@ extern "C" {
 const uint32_t opkit_vendor_abi_version = FAKE_ABI;
 
 OPKIT_VENDOR_EXPORT int fake_vendor_calls(void) { return g_calls.load(); }
+OPKIT_VENDOR_EXPORT opkit_stream fake_vendor_last_stream(void) { return g_last_stream.load(); }
 
 #ifndef FAKE_NO_INIT
 OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_init(const opkit_vendor_host* host, opkit_vendor_desc* desc) {
@@ -172,6 +177,7 @@ opkit_status softmax_forward(const opkit::args::softmax_forward& a) {
     if (a.x->shape[a.x->ndim - 1] % 2) return OPKIT_ERROR_UNSUPPORTED;
 #endif
     ++g_calls;
+    g_last_stream = a.stream;
     return softmax_rows(a.x, a.y);
 }
 
