@@ -102,11 +102,11 @@ void check_no_driver(const Shims& s, bool driver_absent) {
     expect_code(s, h.hipGetDevice(&dev), hipErrorInvalidDevice, "hipGetDevice");
     expect_code(s, h.hipDeviceGet(&hd, 0), hipErrorInvalidDevice, "hipDeviceGet");
     expect_code(s, h.hipDeviceGetAttribute(&attr, hipDeviceAttributeWarpSize, 0), hipErrorInvalidDevice,
-            "hipDeviceGetAttribute(WarpSize)");
+                "hipDeviceGetAttribute(WarpSize)");
     expect_code(s, h.hipGetDeviceProperties(&props, 0), hipErrorInvalidDevice, OPKIT_HIP_PROPS_SYMBOL);
     expect_code(s, h.hipMalloc(&p, 256), hipErrorInvalidDevice, "hipMalloc");
     expect_code(s, h.hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), hipErrorInvalidDevice,
-            "hipStreamCreateWithFlags");
+                "hipStreamCreateWithFlags");
     expect_code(s, h.hipModuleLoadData(&module, junk), hipErrorInvalidDevice, "hipModuleLoadData");
     expect_code(s, h.hipDeviceSynchronize(), hipErrorInvalidDevice, "hipDeviceSynchronize");
     expect_code(s, h.hipGetLastError(), hipErrorInvalidDevice, "hipGetLastError keeps the latest failure");
