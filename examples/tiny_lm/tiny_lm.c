@@ -12,7 +12,7 @@
  * MLPs use. Everything lives on one device: the first CUDA device when a cuda vendor is
  * ready, else the CPU defaults (or as chosen with --device).
  *
- * Usage: tiny_lm [--device cpu|cuda] [--steps N] [--text FILE] [--quiet]
+ * Usage: tiny_lm [--device cpu|cuda|rocm|ascend] [--steps N] [--text FILE] [--quiet]
  * Prints the loss as it falls, which vendor served each op, and a final line
  * "final loss <x>" that tests compare across devices.
  */
@@ -265,7 +265,7 @@ static void train_step(model* m, workspace* ws, float lr) {
 /* ------------------------------------------------------------------ main ------ */
 
 static void usage(void) {
-    fprintf(stderr, "usage: tiny_lm [--device cpu|cuda] [--steps N] [--text FILE] [--quiet]\n");
+    fprintf(stderr, "usage: tiny_lm [--device cpu|cuda|rocm|ascend] [--steps N] [--text FILE] [--quiet]\n");
     exit(2);
 }
 
@@ -292,14 +292,25 @@ int main(int argc, char** argv) {
     CHECK(opkit_init(NULL));
     g_device.device_type = OPKIT_DEVICE_CPU;
     g_device.device_id = 0;
-    if (device ? !strcmp(device, "cuda") : opkit_device_count(OPKIT_DEVICE_CUDA) > 0) {
-        if (opkit_device_count(OPKIT_DEVICE_CUDA) < 1) {
-            fprintf(stderr, "tiny_lm: --device cuda, but no cuda vendor is ready (see opkit-info)\n");
-            return 1;
+    {
+        /* --device NAME, else the first accelerator with a ready device, else the CPU. */
+        static const struct { const char* name; int32_t type; } kinds[] = {
+            {"cuda", OPKIT_DEVICE_CUDA}, {"rocm", OPKIT_DEVICE_ROCM}, {"ascend", OPKIT_DEVICE_ASCEND}};
+        size_t k;
+        int known = device == NULL || !strcmp(device, "cpu");
+        for (k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+            const int wanted = device ? !strcmp(device, kinds[k].name) : 0;
+            known |= wanted;
+            if (wanted && opkit_device_count(kinds[k].type) < 1) {
+                fprintf(stderr, "tiny_lm: --device %s, but no %s vendor is ready (see opkit-info)\n", device,
+                        device);
+                return 1;
+            }
+            if (wanted || (!device && g_device.device_type == OPKIT_DEVICE_CPU &&
+                           opkit_device_count(kinds[k].type) > 0))
+                g_device.device_type = kinds[k].type;
         }
-        g_device.device_type = OPKIT_DEVICE_CUDA;
-    } else if (device && strcmp(device, "cpu")) {
-        usage();
+        if (!known) usage();
     }
 
     load_corpus(&c, text);
