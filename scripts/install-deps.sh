@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs everything opkit needs to build and test on Debian 12 (run as root).
 # The CUDA toolkit is optional and not an apt package here: when nvcc is found (PATH or
-# /usr/local/cuda) the cuda vendor is built too.
+# /usr/local/cuda) the cuda vendor is built too. Debian's HIP toolchain (hipcc, clang 15,
+# the AMD device libraries, libamdhip64) is installed so the rocm vendor builds: it needs
+# no AMD GPU to build, and without one it reports NO_DEVICE (docs/rocm-vendor.md).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential cmake pkg-config catch2 libspdlog-dev libfmt-dev libdlpack-dev
-          libbenchmark-dev python3 python3-numpy python3-pytest python3-pip binutils abigail-tools)
+          libbenchmark-dev python3 python3-numpy python3-pytest python3-pip binutils abigail-tools
+          hipcc libamdhip64-dev rocm-device-libs)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
