@@ -1,7 +1,8 @@
 // rms_norm and layer_norm, forward and backward.
 //
 // RmsNorm/RmsNormGrad take a required gamma (audit:218-219): opkit's weight + weight_offset
-// is composed with Adds into a temporary, and a missing weight is a cached vector of ones.
+// is composed with Adds into an fp32 temporary, and a missing weight is a cached vector of
+// ones.
 // LayerNorm's mean and rstd come out in the input's dtype (ascend.md §4), while opkit's are
 // fp32: f32 calls map directly; f16/bf16 calls that want the statistics (and every f16/bf16
 // backward, whose statistics are fp32) run in fp32 on temporaries cast from the inputs,
@@ -12,7 +13,10 @@
 namespace opkit_ascend {
 namespace {
 
-// RmsNorm's gamma: the weight itself, weight + offset (an Adds step into *tmp), or ones.
+// RmsNorm's gamma: the weight itself, ones, or weight + offset in fp32 (an Adds step, after
+// a Cast for f16/bf16 weights) into *tmp — fp32 gamma with f16/bf16 x is one of the doc's
+// dtype combinations (audit:218), and w + 1 rounded to f16 would cost the backward's dx
+// its precision (measured: 40x the tolerance).
 opkit_status gamma_of(OpCall& call, const opkit_tensor* weight, float offset, int ft, int64_t n, void* tmp,
                       acl::aclTensor** out) {
     if (!weight) {
@@ -25,14 +29,20 @@ opkit_status gamma_of(OpCall& call, const opkit_tensor* weight, float offset, in
         *out = call.tensor(view_of(weight));
         return OPKIT_OK;
     }
-    acl::aclTensor* g = call.tensor(dense(tmp, float_dtype(ft), {n}));
-    OPKIT_ASCEND_TRY(call.step<acl::Op::Adds>(call.tensor(view_of(weight)), call.scalar(offset), call.scalar(1.0f), g));
+    acl::aclTensor* w = call.tensor(view_of(weight));
+    if (ft != 0) {
+        acl::aclTensor* w32 = call.tensor(dense(static_cast<char*>(tmp) + n * 4, acl::DataType::Float, {n}));
+        OPKIT_ASCEND_TRY(call.step<acl::Op::Cast>(w, acl::DataType::Float, w32));
+        w = w32;
+    }
+    acl::aclTensor* g = call.tensor(dense(tmp, acl::DataType::Float, {n}));
+    OPKIT_ASCEND_TRY(call.step<acl::Op::Adds>(w, call.scalar(offset), call.scalar(1.0f), g));
     *out = g;
     return OPKIT_OK;
 }
 
 size_t gamma_tmp_bytes(const opkit_tensor* weight, float offset, int ft, int64_t n) {
-    return weight && offset != 0.0f ? size_t(n) * size_of(float_dtype(ft)) : 0;
+    return weight && offset != 0.0f ? size_t(n) * 4 * (ft == 0 ? 1 : 2) : 0;
 }
 
 std::vector<int64_t> shape_of(const opkit_tensor* t) { return std::vector<int64_t>(t->shape, t->shape + t->ndim); }
