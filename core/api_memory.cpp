@@ -54,6 +54,10 @@ extern "C" OPKIT_API opkit_status opkit_malloc(opkit_device device, size_t bytes
         OPKIT_TRY(memory_vendor("opkit_malloc", device, &v));
         void* p = nullptr;
         OPKIT_TRY(call_vendor(*v, "opkit_malloc", v->memory.malloc_fn, device, bytes, &p));
+        // A vendor bug caught here rather than as a NULL dereference on the device later.
+        if (!p && bytes > 0)
+            return fail(OPKIT_ERROR_VENDOR, "opkit_malloc: vendor '%s' reported success but returned NULL for %zu bytes",
+                        v->name.c_str(), bytes);
         *ptr = p;
         return OPKIT_OK;
     });

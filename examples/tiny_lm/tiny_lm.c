@@ -203,7 +203,10 @@ static void report_vendors(void) {
                                        "cross_entropy_backward", "swiglu_backward",
                                        "rms_norm_backward", "embedding_backward", "axpy"};
     size_t i;
-    printf("ops on %s:", g_device.device_type == OPKIT_DEVICE_CPU ? "cpu" : "cuda");
+    printf("ops on %s:", g_device.device_type == OPKIT_DEVICE_CPU    ? "cpu"
+                         : g_device.device_type == OPKIT_DEVICE_ROCM  ? "rocm"
+                         : g_device.device_type == OPKIT_DEVICE_ASCEND ? "ascend"
+                                                                       : "cuda");
     for (i = 0; i < sizeof ops / sizeof ops[0]; ++i) {
         const char* who = "?";
         if (opkit_op_resolve(ops[i], g_device.device_type, &who) != OPKIT_OK) who = "none";

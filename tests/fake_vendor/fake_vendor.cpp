@@ -135,6 +135,11 @@ OPKIT_VENDOR_EXPORT const char* opkit_vendor_last_error(void) { return "fake ven
 #ifdef FAKE_ACCEL
 // A pretend accelerator whose "device memory" is host memory.
 OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_malloc(opkit_device, size_t bytes, void** ptr) {
+    // Misbehaviour on request: "succeeds" with NULL for 13 bytes (libopkit must refuse it).
+    if (bytes == 13) {
+        *ptr = nullptr;
+        return OPKIT_OK;
+    }
     *ptr = malloc(bytes ? bytes : 1);
     return *ptr ? OPKIT_OK : OPKIT_ERROR_OUT_OF_MEMORY;
 }

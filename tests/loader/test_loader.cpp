@@ -552,6 +552,19 @@ TEST_CASE("the environment configures the loader when no options are given") {
     unsetenv("OPKIT_VENDORS_DISABLE");
 }
 
+TEST_CASE("a vendor malloc that succeeds with NULL is refused as a vendor error") {
+    const opkit_device accel{16, 0};
+    Session s(dir("accel"));
+    REQUIRE(s.vendors["accel"].state == OPKIT_VENDOR_READY);
+    void* p = reinterpret_cast<void*>(0x1);
+    CHECK(opkit_malloc(accel, 13, &p) == OPKIT_ERROR_VENDOR);  // the fake's bug, on request
+    CHECK(p == reinterpret_cast<void*>(0x1));                // nothing written
+    CHECK(std::string(opkit_last_error_message()).find("returned NULL for 13 bytes") != std::string::npos);
+    REQUIRE(opkit_malloc(accel, 12, &p) == OPKIT_OK);
+    CHECK(p != nullptr);
+    CHECK(opkit_free(accel, p) == OPKIT_OK);
+}
+
 TEST_CASE("a pretend accelerator: unexported ops fail without host fallback and work with it") {
     const opkit_device accel{16, 0};
     {

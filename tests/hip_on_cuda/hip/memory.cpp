@@ -16,8 +16,11 @@ using hipshim::entry;
 
 namespace {
 
-hipError_t finish_alloc(CUresult r, CUdeviceptr p, void** ptr) noexcept {
-    *ptr = r == CUDA_SUCCESS ? reinterpret_cast<void*>(p) : nullptr;
+// Takes the address of the pointer the allocation wrote, not its value: the call and the
+// read of `p` must not be arguments of one call, whose evaluation order C++ leaves open
+// (GCC read p before the allocation ran, and every pointer came back NULL).
+hipError_t finish_alloc(CUresult r, const CUdeviceptr* p, void** ptr) noexcept {
+    *ptr = r == CUDA_SUCCESS ? reinterpret_cast<void*>(*p) : nullptr;
     return hipshim::from_cu(r);
 }
 
@@ -31,7 +34,8 @@ extern "C" hipError_t hipMalloc(void** ptr, size_t size) {
         *ptr = nullptr;
         if (size == 0) return hipSuccess;
         CUdeviceptr p = 0;
-        return finish_alloc(cu->cuMemAlloc(&p, size), p, ptr);
+        const CUresult r = cu->cuMemAlloc(&p, size);
+        return finish_alloc(r, &p, ptr);
     });
 }
 
@@ -52,7 +56,8 @@ extern "C" hipError_t hipMallocAsync(void** dev_ptr, size_t size, hipStream_t st
         *dev_ptr = nullptr;
         if (size == 0) return hipSuccess;
         CUdeviceptr p = 0;
-        return finish_alloc(cu->cuMemAllocAsync(&p, size, reinterpret_cast<CUstream>(stream)), p, dev_ptr);
+        const CUresult r = cu->cuMemAllocAsync(&p, size, reinterpret_cast<CUstream>(stream));
+        return finish_alloc(r, &p, dev_ptr);
     });
 }
 
@@ -75,8 +80,8 @@ extern "C" hipError_t hipMallocFromPoolAsync(void** dev_ptr, size_t size, hipMem
         *dev_ptr = nullptr;
         if (size == 0) return hipSuccess;
         CUdeviceptr p = 0;
-        return finish_alloc(cu->cuMemAllocFromPoolAsync(&p, size, reinterpret_cast<CUmemoryPool>(mem_pool),
-                                                        reinterpret_cast<CUstream>(stream)),
-                            p, dev_ptr);
+        const CUresult r = cu->cuMemAllocFromPoolAsync(&p, size, reinterpret_cast<CUmemoryPool>(mem_pool),
+                                                       reinterpret_cast<CUstream>(stream));
+        return finish_alloc(r, &p, dev_ptr);
     });
 }

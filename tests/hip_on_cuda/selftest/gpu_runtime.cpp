@@ -126,6 +126,9 @@ void check_memory(const Shims& s) {
     if (!expect_code(s, h.hipMalloc(&d1, bytes), hipSuccess, "hipMalloc(4 MiB)") ||
         !expect_code(s, h.hipMalloc(&d2, bytes), hipSuccess, "hipMalloc(4 MiB)"))
         return;
+    // A successful allocation hands out a real pointer (a shim once returned NULL here).
+    if (!expect(d1 != nullptr && d2 != nullptr && d1 != d2, "hipMalloc gives two distinct non-NULL pointers"))
+        return;
     expect_code(s, h.hipMemcpyAsync(d1, a.data(), bytes, hipMemcpyHostToDevice, nullptr), hipSuccess,
                 "hipMemcpyAsync HostToDevice");
     expect_code(s, h.hipMemcpyAsync(d2, d1, bytes, hipMemcpyDeviceToDevice, nullptr), hipSuccess,

@@ -290,6 +290,18 @@ void check_against_amd(const Shims& s, const std::string& amd_path) {
     auto init_fn = reinterpret_cast<decltype(&::hipInit)>(dlsym(amd, "hipInit"));
     auto version_fn = reinterpret_cast<decltype(&::hipRuntimeGetVersion)>(dlsym(amd, "hipRuntimeGetVersion"));
     if (!expect(name_fn && count_fn && init_fn && version_fn, "AMD's runtime has the compared functions")) return;
+    // The shim imitates the runtime whose headers it is built against (HIP 5.2, Debian's);
+    // other ROCm releases answer a machine without a GPU with other codes (HIP 5.7: 100
+    // where 5.2 says 101), so only that release is a reference.
+    int va = 0, vb = 0;
+    (void)version_fn(&va);
+    (void)s.hip.hipRuntimeGetVersion(&vb);
+    if (va != vb) {
+        skip("comparison with AMD's runtime",
+             format("the runtime found is HIP %d.%d (%d); the shim imitates %d, and only that release is the "
+                    "reference", va / 10000000, va / 100000 % 100, va, vb));
+        return;
+    }
     std::string differ;
     for (int e = 0; e < 2048; ++e) {  // every value of hipError_t's range (its codes reach 1054)
         const char* a = name_fn(hipError_t(e));
@@ -298,10 +310,6 @@ void check_against_amd(const Shims& s, const std::string& amd_path) {
             differ += format("%s%d: %s vs %s", differ.empty() ? "" : "; ", e, a ? a : "NULL", b ? b : "NULL");
     }
     expect(differ.empty(), "hipGetErrorName equals AMD's for every value 0..2047", differ);
-    int va = 0, vb = 0;
-    (void)version_fn(&va);
-    (void)s.hip.hipRuntimeGetVersion(&vb);
-    expect(va == vb, format("hipRuntimeGetVersion equals AMD's (%d)", va), format("shim %d", vb));
     int ca = -1, cb = -1;
     const hipError_t ra = count_fn(&ca), rb_ = s.hip.hipGetDeviceCount(&cb);
     expect(ra == rb_, "hipGetDeviceCount: same code as AMD's", format("AMD %d, shim %d", int(ra), int(rb_)));
