@@ -60,6 +60,22 @@ struct opk_bf16 {
 // SIMDs (CDNA; an RDNA work-group processor, where HIP work-groups run by default, too),
 // so resident_threads / width / 4 waves per SIMD.
 #if defined(__HIP_DEVICE_COMPILE__)
+// VGPRs per lane in one SIMD's register file, which the waves on that SIMD share: 512 on
+// CDNA2/3 (ArchVGPRs and AGPRs in one file), 1024 on RDNA in wave32, 256 on GCN5 and
+// CDNA1 (gfx908's 256 AGPRs come on top and take spills). docs/rocm-code-objects.md.
+#if defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__) || \
+    defined(__gfx950__)
+#define OPK_AMD_VGPR_FILE 512
+#elif OPK_WARP_SIZE == 32
+#define OPK_AMD_VGPR_FILE 1024
+#else
+#define OPK_AMD_VGPR_FILE 256
+#endif
+// Resident threads per CU that leave each thread `vgprs` VGPRs (4 SIMDs a CU).
+#define OPK_AMD_RESIDENT_FOR_VGPRS(vgprs) (OPK_AMD_VGPR_FILE / (vgprs) * OPK_WARP_SIZE * 4)
+// 1 where a 1024-thread block leaves a thread 64 VGPRs, as NVIDIA's 64 registers but with
+// LLVM's appetite for them: the kernels keep fewer loads in flight there (rows.cuh).
+#define OPK_SMALL_VGPR_FILE (OPK_AMD_VGPR_FILE == 256)
 #define OPK_WAVES_PER_EU(resident_threads) \
     ((resident_threads) / (OPK_WARP_SIZE * 4) > 0 ? (resident_threads) / (OPK_WARP_SIZE * 4) : 1)
 #define OPK_BOUNDS_RESIDENT(max_threads, resident_threads)     \
@@ -67,6 +83,7 @@ struct opk_bf16 {
                    amdgpu_waves_per_eu(OPK_WAVES_PER_EU(resident_threads))))
 #else
 #define OPK_BOUNDS_RESIDENT(max_threads, resident_threads) __launch_bounds__(max_threads)
+#define OPK_SMALL_VGPR_FILE 0
 #endif
 // 16-byte packs built from words, never punned local arrays (rows.cuh says why), and loops
 // that must stay rolled for the smaller code that gives (OPK_AMD_NO_UNROLL).
@@ -89,6 +106,7 @@ typedef __nv_bfloat16 opk_bf16;
 // resident_threads per SM = resident_threads / max_threads blocks of the largest size.
 #define OPK_BOUNDS_RESIDENT(max_threads, resident_threads) \
     __launch_bounds__((max_threads), (resident_threads) / (max_threads))
+#define OPK_SMALL_VGPR_FILE 0
 #define OPK_WORD_PACKS 0
 #define OPK_AMD_NO_UNROLL
 #define OPK_PACK_COUNTS 0

@@ -166,7 +166,8 @@ OPK_DEV void rms_backward(const NormArgs& a) {
     // Cached 2-byte rows (one pack per thread): the next row's loads are issued before
     // this row's reduction, so they are in flight while the group waits at the barrier.
     // (fp32 holds two packs per thread already; a second row would spill.)
-    constexpr bool kPrefetch = cached && sizeof(T) == 2;
+    // Not where 1024 threads leave 64 VGPRs (gfx900/906/908): the second row spilled.
+    constexpr bool kPrefetch = cached && sizeof(T) == 2 && !OPK_SMALL_VGPR_FILE;
     RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
     if constexpr (kPrefetch) prefetch2(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
 
@@ -306,7 +307,7 @@ OPK_DEV void ln_backward(const NormArgs& a) {
     Acc db(a.want_dbias ? a.partial + (groups + g.group) * sp.n : nullptr,
            a.shared_sums ? shared_columns<G>(1, sp, P) : nullptr, sp);
     const float inv_n = 1.0f / float(sp.n);
-    constexpr bool kPrefetch = cached && sizeof(T) == 2;  // as in rms_backward
+    constexpr bool kPrefetch = cached && sizeof(T) == 2 && !OPK_SMALL_VGPR_FILE;  // as in rms_backward
     RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
     if constexpr (kPrefetch) prefetch2(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
 
@@ -367,9 +368,9 @@ OPK_DEV void ln_backward(const NormArgs& a) {
 using namespace opk;
 
 OPK_ROW_KERNELS(opk_rms_fwd, NormArgs, rms_forward, kRowConfigs)
-OPK_ROW_KERNELS(opk_rms_bwd, NormArgs, rms_backward, kRowConfigsNormBwd)
+OPK_ROW_KERNELS_RESIDENT(opk_rms_bwd, NormArgs, rms_backward, kRowConfigsNormBwd, OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNELS(opk_ln_fwd, NormArgs, ln_forward, kRowConfigs)
-OPK_ROW_KERNELS(opk_ln_bwd, NormArgs, ln_backward, kRowConfigsNormBwd)
+OPK_ROW_KERNELS_RESIDENT(opk_ln_bwd, NormArgs, ln_backward, kRowConfigsNormBwd, OPK_ROW_RESIDENT_THREADS_WIDE)
 
 // dweight / dbias: out[j] = sum over groups of partial[g][j], converted to the weight's
 // type. A warp reads 32 adjacent columns of one group row (coalesced); the block's

@@ -87,7 +87,11 @@ OPK_DEV void rotate_raw(const uint4& xl, const uint4& xh, const uint4& cl, const
 template <typename T, bool BACKWARD>
 OPK_DEV void rope(const RopeArgs& a) {
     constexpr int P = Pack<T>::n;
-    constexpr int kHeads = kRopeHeads;
+    // Heads loaded before any is computed: the host's kRopeHeads, but two on AMD targets
+    // with a 256-entry VGPR file (gfx900/906/908), where every VGPR past 128 costs the
+    // second wave per SIMD: there the f32 kernel takes 111 VGPRs with two heads, 133 with
+    // four. The head loops handle any H whatever the batch size.
+    constexpr int kHeads = OPK_SMALL_VGPR_FILE ? 2 : kRopeHeads;
     const int64_t half = a.D / 2, packs = (half + P - 1) / P;
     const int width = a.width, groups = a.groups;
     const int lane = int(threadIdx.x) & (width - 1);
@@ -119,13 +123,24 @@ OPK_DEV void rope(const RopeArgs& a) {
                 T* yr = yb + e;
                 int64_t h = gp;
                 // Whole batches of kHeads heads: every load issued before the first store.
+#if OPK_ROW_REMAT
+                // On AMD the batch's addresses derive from the batch number, made opaque
+                // in each batch (gpu_compat.h, per_iteration): with pointers stepped by
+                // the loop, LLVM kept one 64-bit induction variable per load and store
+                // address (16 of them, 32 VGPRs). The pointers themselves stay out of the
+                // asm, or global accesses would become flat ones.
+                int64_t batch = 0;
+#pragma unroll 1
+                for (; h + int64_t(kHeads - 1) * groups < H; h += int64_t(groups) * kHeads, ++batch) {
+                    const int64_t jb = per_iteration(batch);
+                    const T* xq = xr + jb * (kHeads * xh_step);
+                    T* yq = yr + jb * (kHeads * yh_step);
+#else
 #pragma unroll 1
                 for (; h + int64_t(kHeads - 1) * groups < H; h += int64_t(groups) * kHeads) {
-                    // The batch's addresses from one pointer each, computed in the batch
-                    // on AMD (per_iteration): LLVM otherwise keeps one 64-bit induction
-                    // variable per load and store address (16 here, 32 VGPRs).
-                    const T* xq = per_iteration(xr);
-                    T* yq = per_iteration(yr);
+                    const T* xq = xr;
+                    T* yq = yr;
+#endif
                     uint4 rl[kHeads], rh[kHeads];
 #pragma unroll
                     for (int u = 0; u < kHeads; ++u) {
@@ -139,9 +154,15 @@ OPK_DEV void rope(const RopeArgs& a) {
                         *reinterpret_cast<uint4*>(yq + u * yh_step) = ol;
                         *reinterpret_cast<uint4*>(yq + u * yh_step + half) = oh;
                     }
+#if OPK_ROW_REMAT
+                }
+                xr += batch * (kHeads * xh_step);
+                yr += batch * (kHeads * yh_step);
+#else
                     xr += kHeads * xh_step;
                     yr += kHeads * yh_step;
                 }
+#endif
 #pragma unroll 1
                 for (; h < H; h += groups, xr += xh_step, yr += yh_step) {  // the rest, one at a time
                     const uint4 rl = *reinterpret_cast<const uint4*>(xr);

@@ -261,8 +261,10 @@ OPK_DEV void each2(const RowCache<T, C>& ca, const RowCache<T, C>& cb, const Spa
 }
 
 // Rows too long for the cache stream through memory: U packs per thread are loaded before
-// any is used, so each thread keeps U loads in flight instead of one.
-constexpr int kStreamUnroll = 4;
+// any is used, so each thread keeps U loads in flight instead of one. Two on AMD targets
+// with a 256-entry VGPR file (gfx900/906/908): with four, the streamed cross-entropy and
+// norm kernels spilled at the 64 VGPRs a 1024-thread block leaves there.
+constexpr int kStreamUnroll = OPK_SMALL_VGPR_FILE ? 2 : 4;
 
 // One step of a streamed row: packs base, base + size, ... (U of them).
 template <typename T, CacheHint H, class F>
@@ -399,18 +401,30 @@ struct RowGroup {
 // by the loads it keeps in flight, and that is occupancy times the packs each thread holds.
 #define OPK_ROW_CHUNKS(T, cfg) (sizeof(T) == 2 ? (cfg).chunks16 : (cfg).chunks)
 #define OPK_ROW_RESIDENT_THREADS 1024
-#define OPK_ROW_KERNEL(name, Args, body, T, cfgs, i)                                                    \
-    extern "C" __global__ void OPK_BOUNDS_RESIDENT(opk::max_block(cfgs[i]), OPK_ROW_RESIDENT_THREADS) \
-        name(const Args a) {                                                                            \
-        body<T, cfgs[i].threads, OPK_ROW_CHUNKS(T, cfgs[i])>(a);                                        \
+// Row kernels that hold more per thread than a row cache (cross-entropy's backward, whose
+// gradient pass works next to the cache; the norms' backward, with column sums in
+// registers and the next row prefetched) ask on AMD for the occupancy that leaves them
+// 128 VGPRs: the same 1024 resident threads on CDNA2/3 and RDNA, 512 on gfx900/906/908,
+// whose 256-entry VGPR file leaves 64 VGPRs to 1024 threads, and there they spilled packs
+// of the row cache to scratch (docs/rocm-code-objects.md has the numbers). nvcc: 1024.
+#if defined(__HIP_DEVICE_COMPILE__)
+#define OPK_ROW_RESIDENT_THREADS_WIDE OPK_AMD_RESIDENT_FOR_VGPRS(128)
+#else
+#define OPK_ROW_RESIDENT_THREADS_WIDE OPK_ROW_RESIDENT_THREADS
+#endif
+#define OPK_ROW_KERNEL(name, Args, body, T, cfgs, i, resident)                           \
+    extern "C" __global__ void OPK_BOUNDS_RESIDENT(opk::max_block(cfgs[i]), resident) \
+        name(const Args a) {                                                             \
+        body<T, cfgs[i].threads, OPK_ROW_CHUNKS(T, cfgs[i])>(a);                         \
     }
-#define OPK_ROW_KERNELS(stem, Args, body, cfgs)                  \
-    OPK_ROW_KERNEL(stem##_f32_c0, Args, body, float, cfgs, 0)    \
-    OPK_ROW_KERNEL(stem##_f32_c1, Args, body, float, cfgs, 1)    \
-    OPK_ROW_KERNEL(stem##_f32_c2, Args, body, float, cfgs, 2)    \
-    OPK_ROW_KERNEL(stem##_f16_c0, Args, body, opk_f16, cfgs, 0)  \
-    OPK_ROW_KERNEL(stem##_f16_c1, Args, body, opk_f16, cfgs, 1)  \
-    OPK_ROW_KERNEL(stem##_f16_c2, Args, body, opk_f16, cfgs, 2)  \
-    OPK_ROW_KERNEL(stem##_bf16_c0, Args, body, opk_bf16, cfgs, 0) \
-    OPK_ROW_KERNEL(stem##_bf16_c1, Args, body, opk_bf16, cfgs, 1) \
-    OPK_ROW_KERNEL(stem##_bf16_c2, Args, body, opk_bf16, cfgs, 2)
+#define OPK_ROW_KERNELS_RESIDENT(stem, Args, body, cfgs, resident)           \
+    OPK_ROW_KERNEL(stem##_f32_c0, Args, body, float, cfgs, 0, resident)     \
+    OPK_ROW_KERNEL(stem##_f32_c1, Args, body, float, cfgs, 1, resident)     \
+    OPK_ROW_KERNEL(stem##_f32_c2, Args, body, float, cfgs, 2, resident)     \
+    OPK_ROW_KERNEL(stem##_f16_c0, Args, body, opk_f16, cfgs, 0, resident)   \
+    OPK_ROW_KERNEL(stem##_f16_c1, Args, body, opk_f16, cfgs, 1, resident)   \
+    OPK_ROW_KERNEL(stem##_f16_c2, Args, body, opk_f16, cfgs, 2, resident)   \
+    OPK_ROW_KERNEL(stem##_bf16_c0, Args, body, opk_bf16, cfgs, 0, resident) \
+    OPK_ROW_KERNEL(stem##_bf16_c1, Args, body, opk_bf16, cfgs, 1, resident) \
+    OPK_ROW_KERNEL(stem##_bf16_c2, Args, body, opk_bf16, cfgs, 2, resident)
+#define OPK_ROW_KERNELS(stem, Args, body, cfgs) OPK_ROW_KERNELS_RESIDENT(stem, Args, body, cfgs, OPK_ROW_RESIDENT_THREADS)
