@@ -49,6 +49,10 @@ public:
     const char* blas_name() const override { return "cuBLASLt"; }
     int32_t device_type() const override { return OPKIT_DEVICE_CUDA; }
     int device_count(std::string* why) override { return load_driver(why); }
+    std::string version_note() override {
+        const int v = drv().version;
+        return " (CUDA driver " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) + ")";
+    }
 
     opkit_status open_device(Device& d) override {
         auto n = std::make_unique<Native>();

@@ -47,6 +47,13 @@ public:
     const char* blas_name() const override { return loaded_blas_name(); }
     int32_t device_type() const override { return OPKIT_DEVICE_ROCM; }
     int device_count(std::string* why) override { return load_hip(why); }
+    // A device without code objects for its ISA is still counted (device ids stay the
+    // runtime's) but refuses every call; when none is usable the vendor has no device.
+    int usable_devices(int count, std::string* why) override { return probe_devices(count, why); }
+    std::string version_note() override {
+        return " (HIP " + hip_version_text(hip().runtime_version) + ", " + hip().library + "; code objects for " +
+               build_targets_text() + ")";
+    }
 
     opkit_status open_device(Device& d) override {
         const DeviceIsa& isa = device_isa(d.id);

@@ -67,6 +67,16 @@ public:
     // Loads the runtime (once; cheap: no device work) and returns the number of devices;
     // 0 with *why set when it is missing, too old or finds no device. Records nothing.
     virtual int device_count(std::string* why) = 0;
+    // After device_count found `count` > 0 devices: how many of them the vendor can use
+    // (rocm: those whose ISA the embedded code objects cover). Devices it cannot use stay
+    // counted; *why (the vendor's note, or its NO_DEVICE reason when none is usable) names
+    // them. Cheap, like device_count.
+    virtual int usable_devices(int count, std::string* why) {
+        (void)why;
+        return count;
+    }
+    // What opkit-info shows after the vendor's version: " (CUDA driver 13.0)".
+    virtual std::string version_note() = 0;
 
     // ---- devices ----
     // First use of device d.id, under d.mu: takes what later calls need (CUDA: retains

@@ -1,9 +1,13 @@
-// The vendor's identity and lifetime: opkit_vendor_init / _shutdown / _last_error. The
-// memory, stream and op exports are the shared GPU host layer's (vendors/gpu/host).
-#include "driver.h"
-#include "gpu/host/device.h"
+// A GPU vendor's identity and lifetime: opkit_vendor_abi_version, opkit_vendor_init,
+// _shutdown and _last_error, the same for cuda and rocm; what differs comes from the
+// vendor's Runtime (name, device type, device count, version note).
+#include "device.h"
 
 #include <string>
+
+#ifndef OPKIT_GPU_VENDOR_VERSION
+#error "OPKIT_GPU_VENDOR_VERSION must be the vendor's version (vendors/gpu/host/gpu_host.cmake)"
+#endif
 
 extern "C" OPKIT_VENDOR_EXPORT const uint32_t opkit_vendor_abi_version = OPKIT_VENDOR_ABI_VERSION;
 
@@ -17,17 +21,18 @@ extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_init(const opkit_vendor
                                                               opkit_vendor_desc* desc) {
     (void)host;
     return opkit_gpu::guarded("opkit_vendor_init", [&]() -> opkit_status {
-        desc->name = "cuda";
-        desc->device_type = OPKIT_DEVICE_CUDA;
+        opkit_gpu::Runtime& rt = opkit_gpu::runtime();
+        desc->name = rt.vendor();
+        desc->device_type = rt.device_type();
         desc->priority = 100;
         g_detail.clear();
-        // Cheap by contract: load the driver and count devices; contexts, modules and
-        // cuBLASLt come on first use of a device.
-        const int count = opkit_gpu::runtime().device_count(&g_detail);
-        g_version = OPKIT_CUDA_VENDOR_VERSION;
+        // Cheap by contract: load the runtime and count (and, for rocm, identify) devices;
+        // contexts, modules, pools and BLAS handles come on first use of a device.
+        int count = rt.device_count(&g_detail);
+        g_version = OPKIT_GPU_VENDOR_VERSION;
         if (count > 0) {
-            const int v = opkit_cuda::drv().version;
-            g_version += " (CUDA driver " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) + ")";
+            g_version += rt.version_note();
+            if (rt.usable_devices(count, &g_detail) == 0) count = 0;
         }
         opkit_gpu::devices_init(count);
         desc->version = g_version.c_str();
@@ -44,6 +49,4 @@ extern "C" OPKIT_VENDOR_EXPORT void opkit_vendor_shutdown(void) {
     });
 }
 
-extern "C" OPKIT_VENDOR_EXPORT const char* opkit_vendor_last_error(void) {
-    return opkit_gpu::last_error();
-}
+extern "C" OPKIT_VENDOR_EXPORT const char* opkit_vendor_last_error(void) { return opkit_gpu::last_error(); }
