@@ -99,11 +99,15 @@ extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_free(opkit_device devic
         if (!ptr) return OPKIT_OK;
         DeviceScope scope;
         OPKIT_ASCEND_TRY(scope.enter(device.device_id));
-        // Like cudaFree: queued work that may still use the buffer finishes first.
-        acl::Error e = cann()->rt.aclrtSynchronizeDevice();
-        if (e != acl::kSuccess) return fail_acl("aclrtSynchronizeDevice (before aclrtFree)", e);
-        e = cann()->rt.aclrtFree(ptr);
-        return e == acl::kSuccess ? OPKIT_OK : fail_acl("aclrtFree", e);
+        // Like cudaFree: queued work that may still use the buffer finishes first. A device
+        // error that synchronization reports is returned, but the buffer is freed anyway:
+        // the work it failed has stopped, and a caller cannot retry a free.
+        const acl::Error synced = cann()->rt.aclrtSynchronizeDevice();
+        const opkit_status s =
+            synced == acl::kSuccess ? OPKIT_OK : fail_acl("aclrtSynchronizeDevice (before aclrtFree)", synced);
+        const acl::Error e = cann()->rt.aclrtFree(ptr);
+        if (e != acl::kSuccess) return fail_acl("aclrtFree", e);
+        return s;
     });
 }
 
