@@ -314,3 +314,33 @@ TEST_CASE("streams: opkit_memcpy between host and NPU and within the NPU", "[asc
     REQUIRE_OK(opkit_free(npu(1), c));
     require_clean("memcpy");
 }
+
+TEST_CASE("streams: tensors that say device type 12 (kDLExtDev, what torch_npu exports) reach the vendor",
+          "[ascend][streams]") {
+    Session session;
+    std::vector<OpCase> cases = every_op(0);
+    for (OpCase& c : cases)
+        for (TP& t : c.tensors) t->dev()->device.device_type = 12;
+    for (OpCase& c : cases) {
+        INFO(c.op);
+        REQUIRE_OK(c.call(true, nullptr));
+        CHECK(last_dispatch().served_by == "ascend");
+    }
+    // Memory and streams through device type 12 too.
+    const opkit_device ext{12, 0};
+    opkit_stream s = nullptr;
+    REQUIRE_OK(opkit_stream_create(ext, &s));
+    void* p = nullptr;
+    REQUIRE_OK(opkit_malloc(ext, 64, &p));
+    const float in[4] = {1, 2, 3, 4};
+    float out[4] = {};
+    REQUIRE_OK(opkit_memcpy(p, ext, in, kCpu, sizeof in, s));
+    REQUIRE_OK(opkit_memcpy(out, kCpu, p, ext, sizeof out, s));
+    CHECK(out[3] == 4.0f);
+    REQUIRE_OK(opkit_free(ext, p));
+    REQUIRE_OK(opkit_stream_destroy(ext, s));
+    for (OpCase& c : cases) REQUIRE_OK(c.call(false, nullptr));
+    for (OpCase& c : cases)
+        for (auto& [t, name] : c.outputs) CHECK(same(*t, c.op.c_str(), name, c.op + " as device type 12", 1.0));
+    require_clean("device type 12");
+}
