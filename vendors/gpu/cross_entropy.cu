@@ -212,7 +212,7 @@ OPK_DEV void ce_backward(const CrossEntropyArgs& a) {
 using namespace opk;
 
 OPK_ROW_KERNELS(opk_ce_fwd, CrossEntropyArgs, ce_forward, kRowConfigs)
-OPK_ROW_KERNELS_RESIDENT(opk_ce_bwd, CrossEntropyArgs, ce_backward, kRowConfigs, OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNELS(opk_ce_bwd, CrossEntropyArgs, ce_backward, kRowConfigs)
 
 // Non-ignored targets (bad ones included: they make the loss NaN either way). Integer
 // atomics, so the count is exact and order-independent. One atomic per warp of the

@@ -368,7 +368,7 @@ OPK_DEV void ln_backward(const NormArgs& a) {
 using namespace opk;
 
 OPK_ROW_KERNELS(opk_rms_fwd, NormArgs, rms_forward, kRowConfigs)
-OPK_ROW_KERNELS_RESIDENT(opk_rms_bwd, NormArgs, rms_backward, kRowConfigsNormBwd, OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNELS(opk_rms_bwd, NormArgs, rms_backward, kRowConfigsNormBwd)
 OPK_ROW_KERNELS(opk_ln_fwd, NormArgs, ln_forward, kRowConfigs)
 OPK_ROW_KERNELS_RESIDENT(opk_ln_bwd, NormArgs, ln_backward, kRowConfigsNormBwd, OPK_ROW_RESIDENT_THREADS_WIDE)
 

@@ -401,12 +401,14 @@ struct RowGroup {
 // by the loads it keeps in flight, and that is occupancy times the packs each thread holds.
 #define OPK_ROW_CHUNKS(T, cfg) (sizeof(T) == 2 ? (cfg).chunks16 : (cfg).chunks)
 #define OPK_ROW_RESIDENT_THREADS 1024
-// Row kernels that hold more per thread than a row cache (cross-entropy's backward, whose
-// gradient pass works next to the cache; the norms' backward, with column sums in
-// registers and the next row prefetched) ask on AMD for the occupancy that leaves them
-// 128 VGPRs: the same 1024 resident threads on CDNA2/3 and RDNA, 512 on gfx900/906/908,
-// whose 256-entry VGPR file leaves 64 VGPRs to 1024 threads, and there they spilled packs
-// of the row cache to scratch (docs/rocm-code-objects.md has the numbers). nvcc: 1024.
+// Row kernels that hold more per thread than a row cache (layer_norm's backward: two
+// column-sum arrays in registers next to the x and dy packs) ask on AMD for the occupancy
+// that leaves them 128 VGPRs: the same 1024 resident threads on CDNA2/3 and RDNA, 512 on
+// gfx900/906/908, whose 256-entry VGPR file leaves 64 VGPRs to 1024 threads and where the
+// 2-byte config-0 kernels spilled 11 VGPRs (36 B/lane of scratch) there; with it they take
+// 72 VGPRs, 3 waves per SIMD instead of 4, and no scratch. Only config 0 (128-thread
+// blocks) can use it there: a 1024-thread block needs 4 waves on every SIMD whatever the
+// kernel asks, so configs 1 and 2 keep 64 VGPRs. nvcc: 1024.
 #if defined(__HIP_DEVICE_COMPILE__)
 #define OPK_ROW_RESIDENT_THREADS_WIDE OPK_AMD_RESIDENT_FOR_VGPRS(128)
 #else
