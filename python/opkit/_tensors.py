@@ -56,9 +56,15 @@ def device_of(obj):
 
 def current_stream(obj):
     """The stream the framework owning obj would run its next kernel on (0 when unknown,
-    i.e. the device's default stream)."""
+    i.e. the device's default stream). PyTorch's CUDA and ROCm (HIP) streams come from
+    torch.cuda; Ascend NPU tensors' (torch_npu) from torch_npu.npu, when it is imported."""
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(obj, torch.Tensor):
+        if getattr(obj.device, "type", None) == "npu":
+            torch_npu = sys.modules.get("torch_npu")
+            if torch_npu is None:
+                return 0
+            return torch_npu.npu.current_stream(obj.device).npu_stream
         return torch.cuda.current_stream(obj.device).cuda_stream
     cupy = sys.modules.get("cupy")
     if cupy is not None and isinstance(obj, cupy.ndarray):
@@ -230,14 +236,14 @@ def prepare(stream, objs):
     keep-alive): an address (int) per object, None for None; the caller holds keep-alive
     until the C call returns."""
     if stream is None:
-        producer = rocm_producer = -1  # we run on the producer's current stream: ordered already
+        producer = raw_producer = -1  # we run on the producer's current stream: ordered already
     else:
         stream = int(stream)
         # DLPack's stream numbers for CUDA: 1 is the legacy default stream, 0 is
-        # ambiguous. For ROCm (kDLROCM) 0 is the default stream and every other value a
-        # hipStream_t, so opkit's 0 passes through unchanged.
+        # ambiguous. For every other device (ROCm's kDLROCM, Ascend) 0 is the default
+        # stream and any other value the runtime's own handle, so opkit's passes unchanged.
         producer = stream if stream != 0 else 1
-        rocm_producer = stream
+        raw_producer = stream
     picked = stream is not None
     current = None  # torch's current CUDA device, asked once per call
     order = None  # (device, stream) when torch's work must be ordered before stream=
@@ -294,7 +300,7 @@ def prepare(stream, objs):
         if not picked and device[0] != DEVICE_CPU:
             stream = current_stream(o)
             picked = True
-        address, k = _convert(o, device, rocm_producer if device[0] == DEVICE_ROCM else producer)
+        address, k = _convert(o, device, producer if device[0] == DEVICE_CUDA else raw_producer)
         out.append(address)
         keep.append(k)
     if not picked:
