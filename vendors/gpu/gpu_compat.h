@@ -14,6 +14,9 @@
 //   (rows.cuh: unpack, pack_of); scalars change type through memcpy or __float_as_uint.
 // - Two-argument launch bounds are spelled OPK_BOUNDS_RESIDENT, never __launch_bounds__(a, b),
 //   whose second argument means blocks per SM to nvcc and waves per EU to hipcc.
+// - A loop over rows, positions or stream steps takes the thread's place in them through
+//   per_iteration (per_row for a row Span): on AMD, values derived from it are otherwise
+//   hoisted out of the loop for every pack and spill (docs/rocm-code-objects.md §5).
 #pragma once
 
 #include <stdint.h>

@@ -144,7 +144,9 @@ struct RopeArgs {
     // blockDim / (width * groups) positions per block.
     int32_t width, groups;
 };
-// Heads a rope thread loads before it computes (groups = ceil(H / kRopeHeads)).
+// Heads a rope thread loads before it computes (groups = ceil(H / kRopeHeads)). The
+// device takes any H per thread; on AMD targets with a 256-entry VGPR file it loads two at
+// a time (rope.cu).
 constexpr int kRopeHeads = 4;
 
 // embedding forward (weight rows gathered into y) and backward (dy rows summed into
