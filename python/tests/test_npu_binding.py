@@ -5,8 +5,6 @@ routes both to the Ascend vendor. Their streams are torch_npu's: the binding ask
 torch_npu.npu.current_stream() when torch_npu is imported. A pretend Ascend vendor on host
 memory ("fakenpu", device type 21) serves softmax_forward and records the stream it got.
 """
-import ctypes
-import os
 import sys
 import types
 
@@ -16,57 +14,20 @@ import pytest
 import opkit
 from opkit import _tensors
 
-FAKE = os.environ.get("OPKIT_TEST_FAKE_VENDORS")
+from fake_device import FAKE, FakeDeviceTensor, pretend_vendor, softmax
+
 needs_fakes = pytest.mark.skipif(not FAKE, reason="OPKIT_TEST_FAKE_VENDORS is not set "
                                  "(run through ctest)")
 
-_capsule_new = ctypes.pythonapi.PyCapsule_New
-_capsule_new.restype = ctypes.py_object
-_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 
-
-class FakeNpuTensor:
-    """A float32 NPU tensor over host memory (the pretend device's memory) that exports
-    DLPack device type `dl_type` and records the stream each __dlpack__ call is given."""
-
-    def __init__(self, array, dl_type):
-        self.array = np.ascontiguousarray(array, dtype=np.float32)
-        self.dl_type = dl_type
-        self.shape = (ctypes.c_int64 * self.array.ndim)(*self.array.shape)
-        self.dl = _tensors.Tensor()
-        self.dl.data = self.array.ctypes.data
-        self.dl.device.device_type, self.dl.device.device_id = dl_type, 0
-        self.dl.ndim = self.array.ndim
-        self.dl.dtype.code, self.dl.dtype.bits, self.dl.dtype.lanes = _tensors.DTYPE_FLOAT, 32, 1
-        self.dl.shape = self.shape
-        self.streams = []
-
-    def __dlpack_device__(self):
-        return (self.dl_type, 0)
-
-    def __dlpack__(self, stream=None):
-        self.streams.append(stream)
-        return _capsule_new(ctypes.addressof(self.dl), b"dltensor", None)
+class FakeNpuTensor(FakeDeviceTensor):
+    """A float32 NPU tensor over host memory exporting DLPack device type `dl_type`."""
 
 
 @pytest.fixture
 def fake_npu():
-    opkit.shutdown()
-    opkit.init(vendor_path=os.path.join(FAKE, "npu_accel"))
-    vendor = [v for v in opkit.vendors() if v.name == "fakenpu"]
-    assert vendor and vendor[0].device_type == opkit.DEVICE_ASCEND and vendor[0].state_name == "READY"
-    lib = ctypes.CDLL(vendor[0].path)  # the same handle libopkit opened
-    lib.fake_vendor_last_stream.restype = ctypes.c_void_p
-    try:
-        yield lambda: lib.fake_vendor_last_stream() or 0
-    finally:
-        opkit.shutdown()
-
-
-def softmax(x):
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
+    with pretend_vendor("npu_accel", "fakenpu", opkit.DEVICE_ASCEND) as last_stream:
+        yield last_stream
 
 @needs_fakes
 @pytest.mark.parametrize("dl_type", [21, 12], ids=["kDLAscend", "kDLExtDev"])

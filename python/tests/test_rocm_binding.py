@@ -5,8 +5,6 @@ reached through the torch.cuda API. A pretend ROCm vendor on host memory (the fa
 "fakerocm", device type 10) serves softmax_forward and records the stream it was given, so
 these tests see exactly which device type and stream reach the vendor.
 """
-import ctypes
-import os
 import sys
 import types
 
@@ -16,56 +14,23 @@ import pytest
 import opkit
 from opkit import _tensors
 
-FAKE = os.environ.get("OPKIT_TEST_FAKE_VENDORS")
+from fake_device import FAKE, FakeDeviceTensor, pretend_vendor, softmax
+
 needs_fakes = pytest.mark.skipif(not FAKE, reason="OPKIT_TEST_FAKE_VENDORS is not set "
                                  "(run through ctest)")
 
-_capsule_new = ctypes.pythonapi.PyCapsule_New
-_capsule_new.restype = ctypes.py_object
-_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 
-
-class FakeRocmTensor:
-    """A 2-D float32 "ROCm" tensor over host memory (the pretend device's memory), speaking
-    the DLPack protocol: records the stream each __dlpack__ call is given."""
+class FakeRocmTensor(FakeDeviceTensor):
+    """A 2-D float32 "ROCm" tensor over host memory (DLPack device type 10)."""
 
     def __init__(self, array):
-        self.array = np.ascontiguousarray(array, dtype=np.float32)
-        self.shape = (ctypes.c_int64 * self.array.ndim)(*self.array.shape)
-        self.dl = _tensors.Tensor()
-        self.dl.data = self.array.ctypes.data
-        self.dl.device.device_type, self.dl.device.device_id = _tensors.DEVICE_ROCM, 0
-        self.dl.ndim = self.array.ndim
-        self.dl.dtype.code, self.dl.dtype.bits, self.dl.dtype.lanes = _tensors.DTYPE_FLOAT, 32, 1
-        self.dl.shape = self.shape
-        self.streams = []
-
-    def __dlpack_device__(self):
-        return (_tensors.DEVICE_ROCM, 0)
-
-    def __dlpack__(self, stream=None):
-        self.streams.append(stream)
-        return _capsule_new(ctypes.addressof(self.dl), b"dltensor", None)
+        super().__init__(array, _tensors.DEVICE_ROCM)
 
 
 @pytest.fixture
 def fake_rocm():
-    opkit.shutdown()
-    opkit.init(vendor_path=os.path.join(FAKE, "rocm_accel"))
-    vendor = [v for v in opkit.vendors() if v.name == "fakerocm"]
-    assert vendor and vendor[0].device_type == opkit.DEVICE_ROCM and vendor[0].state_name == "READY"
-    lib = ctypes.CDLL(vendor[0].path)  # the same handle libopkit opened
-    lib.fake_vendor_last_stream.restype = ctypes.c_void_p
-    try:
-        yield lambda: lib.fake_vendor_last_stream() or 0
-    finally:
-        opkit.shutdown()
-
-
-def softmax(x):
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
+    with pretend_vendor("rocm_accel", "fakerocm", opkit.DEVICE_ROCM) as last_stream:
+        yield last_stream
 
 @needs_fakes
 def test_a_kdlrocm_tensor_reaches_the_rocm_vendor(fake_rocm):
