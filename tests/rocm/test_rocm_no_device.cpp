@@ -42,7 +42,7 @@ VendorState rocm_vendor() {
 
 const std::string kFirstTarget = [] {
     const std::string all = OPKIT_TEST_ROCM_TARGETS;
-    return all.substr(0, all.find(';'));
+    return all.substr(0, all.find(','));
 }();
 
 }  // namespace
