@@ -519,7 +519,7 @@ def suggest(kernels_by_arch):
         for i, (v, archs) in enumerate(groups):
             # The most common values become '*' (other rows name their targets exactly).
             t = "*" if i == 0 else ",".join(archs)
-            print(f"{fam}\t{t}\t{v[0]}\t{v[1]}\t{v[2]}\tTODO")
+            print(f"{fam}\t{t}\t{v[0]}\t{v[1]}\t{v[2]}\t<why: for a person to write>")
 
 
 if __name__ == "__main__":
