@@ -63,5 +63,7 @@ function(opkit_gpu_vendor target)
     LINK_DEPENDS ${OPKIT_GPU_HOST_DIR}/exports.map
     SKIP_BUILD_RPATH ON
     INSTALL_RPATH "")
-  install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/opkit/vendors)
+  # Component vendor-<name> (opkit_vendor_cuda -> vendor-cuda): its own Debian package.
+  string(REGEX REPLACE "^opkit_vendor_" "vendor-" _component ${target})
+  install(TARGETS ${target} LIBRARY DESTINATION ${OPKIT_INSTALL_VENDORDIR} COMPONENT ${_component})
 endfunction()
