@@ -4,6 +4,7 @@
 #     .ci/run's build step does) and lintian finds no error in them;
 #  2. dpkg -i libopkit1, libopkit-dev, opkit-tools; a program outside the tree builds with
 #     find_package(opkit) and with pkg-config against /usr, and runs;
+#     docs/vendor-guide.md's commands build, test and install its example vendor;
 #  3. each opkit-vendor-* package, installed alone, appears in opkit-info with no other
 #     step (cuda: NO_DEVICE without a GPU); removed with dpkg -r, it is gone and libopkit
 #     and both programs still work;
@@ -75,6 +76,11 @@ grep -q "^vendors (0)" <<<"$info" || die "vendors listed before any vendor packa
 searched=$(sed -n 's/^  install directory  //p' <<<"$info")
 [ "$(readlink -f "$searched")" = "$(readlink -f "$libdir/opkit/vendors")" ] ||
   die "opkit-info searches '$searched', not $libdir/opkit/vendors"
+
+# docs/vendor-guide.md, every command, against the installed packages (its vendor is
+# installed into libopkit's vendor directory and removed again).
+tests/packaging/check_vendor_guide.sh docs/vendor-guide.md examples/vendor_skeleton "$work/vendor-guide"
+rmdir "$libdir/opkit/vendors" "$libdir/opkit" 2>/dev/null || true
 
 # 3. Each vendor package on its own.
 for deb in "$build"/packages/opkit-vendor-*.deb; do

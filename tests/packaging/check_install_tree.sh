@@ -52,7 +52,7 @@ check_component() {  # check_component NAME REGEX-EVERY-FILE-MUST-MATCH
 rel=${libdir#"$prefix"/}
 check_component runtime "^$rel/libopkit\.so\.1(\.[0-9]+)*$|^share/doc/libopkit1/"
 check_component dev "^include/opkit(|_vendor)\.h(pp)?$|^$rel/libopkit\.so$|^$rel/cmake/opkit/|^$rel/pkgconfig/opkit\.pc$|^share/doc/libopkit-dev/"
-check_component tools "^bin/opkit-(info|conformance|bench)$|^share/doc/opkit-tools/"
+check_component tools "^bin/opkit-(info|conformance|bench)$|^share/man/man1/opkit-(info|conformance|bench)\.1\.gz$|^share/doc/opkit-tools/"
 for v in "${vendors[@]}"; do
   check_component "vendor-$v" "^$rel/opkit/vendors/libopkit_vendor_$v\.so$|^share/doc/opkit-vendor-$v/"
 done
@@ -75,4 +75,9 @@ for v in "${vendors[@]}"; do
     die "the find_package consumer did not see the $v vendor of the prefix"
 done
 say "opkit-info and the consumer see ${#vendors[@]} vendor(s) from $real_vendor_dir: ${vendors[*]:-none built}"
+
+# docs/vendor-guide.md, every command, against this prefix.
+PATH=$prefix/bin:$PATH CMAKE_PREFIX_PATH=$prefix \
+  "$(dirname "$0")/check_vendor_guide.sh" "$(dirname "$0")/../../docs/vendor-guide.md" \
+  "$(dirname "$0")/../../examples/vendor_skeleton" "$work/vendor-guide"
 say "ok"
