@@ -8,7 +8,8 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential cmake pkg-config catch2 libspdlog-dev libfmt-dev libdlpack-dev
           libbenchmark-dev python3 python3-numpy python3-pytest python3-pip binutils abigail-tools
-          hipcc libamdhip64-dev rocm-device-libs)
+          hipcc libamdhip64-dev rocm-device-libs
+          dpkg-dev lintian)  # the Debian packages: dpkg-shlibdeps for CPack, lintian for CI
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
