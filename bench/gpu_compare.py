@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Times opkit's cuda vendor, PyTorch eager and torch.compile on the same inputs, in one
-run, for every op forward and backward, bf16 and fp32.
+"""Times opkit's cuda vendor, PyTorch eager, torch.compile and Liger-Kernel on the same
+inputs, in one run, for every op forward and backward, bf16 and fp32.
 
 Run on a GPU machine from the repository root with a CUDA build tree (here build-cuda):
 
@@ -28,6 +28,14 @@ stream, and as a bare ctypes call on tensors converted once). A second measureme
 the calls behind a spin kernel (torch.cuda._sleep) so the GPU cannot be the bottleneck:
 host time per call there is the launch path alone, and CUDA events around the queued calls
 give the GPU's time per call; "host-bound" means the first exceeds the second.
+
+Liger-Kernel (its Triton autograd functions, liger_kernel.ops.*) is the fourth
+implementation when it imports; the GPU machine lacks it, so it travels as a wheel (pure
+Python: `pip install --no-deps --target /tmp/site .whl/liger_kernel-*.whl`, PYTHONPATH).
+Its backward is timed like eager's (autograd backward of its forward, graph kept). Where
+Liger fuses what opkit does in two calls it is compared on the same work: its
+cross-entropy forward also writes the gradient (the "(+dlogits)" case), and its rope
+rotates q and k in one call (the "rope q+k" cases, where opkit makes two calls).
 
 --impls times only the named implementations (--impls opkit compares two opkit builds
 without compiling the baselines: run once per OPKIT_LIBRARY).
@@ -89,12 +97,40 @@ def copy_bandwidth(reps):
 
 
 class Case:
-    """One op at one shape and dtype: three callables and the bytes they must move."""
+    """One op at one shape and dtype: a callable per implementation and the bytes they
+    must move."""
 
-    def __init__(self, name, shape, dtype, bytes_moved, opkit_fn, eager_fn, compile_fn, flops=None):
+    def __init__(self, name, shape, dtype, bytes_moved, opkit_fn, eager_fn, compile_fn, flops=None,
+                 liger_fn=None):
         self.name, self.shape, self.dtype = name, shape, dtype
         self.bytes, self.flops = bytes_moved, flops
-        self.fns = {"opkit": opkit_fn, "eager": eager_fn, "compile": compile_fn}
+        self.fns = {"opkit": opkit_fn, "eager": eager_fn, "compile": compile_fn,
+                    "liger": liger_fn if LIGER else None}
+
+
+def load_liger():
+    """liger_kernel.ops' autograd functions as a namespace, or None (why: LIGER_ERROR)."""
+    global LIGER_ERROR
+    try:
+        from liger_kernel.ops.cross_entropy import LigerCrossEntropyFunction
+        from liger_kernel.ops.geglu import LigerGELUMulFunction
+        from liger_kernel.ops.layer_norm import LigerLayerNormFunction
+        from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+        from liger_kernel.ops.rope import LigerRopeFunction
+        from liger_kernel.ops.softmax import LigerSoftmaxFunction
+        from liger_kernel.ops.swiglu import LigerSiLUMulFunction
+    except Exception as e:  # not installed, or an API it no longer has
+        LIGER_ERROR = f"{type(e).__name__}: {e}"
+        return None
+    import types
+    return types.SimpleNamespace(
+        ce=LigerCrossEntropyFunction, geglu=LigerGELUMulFunction, layer_norm=LigerLayerNormFunction,
+        rms_norm=LigerRMSNormFunction, rope=LigerRopeFunction, softmax=LigerSoftmaxFunction,
+        swiglu=LigerSiLUMulFunction)
+
+
+LIGER_ERROR = None
+LIGER = load_liger()
 
 
 def rnd(*shape, dtype, scale=1.0):
@@ -139,6 +175,12 @@ def row_cases(R, N, dt, es):
         yf = y.float()
         return (yf * (dy.float() - (dy.float() * yf).sum(-1, keepdim=True))).to(y.dtype)
 
+    L = LIGER
+    if L:  # Liger's modules' defaults: llama casting, dY overwritten by dX in the backward
+        yl_rms = L.rms_norm.apply(xg, wg, 1e-6, 0.0, "llama", True)
+        yl_ln = L.layer_norm.apply(xg, wg, bg, 1e-5)
+        yl_sm = L.softmax.apply(xg)
+        dy_l = dy.clone()  # the rms_norm backward writes into it
     rms_c = torch.compile(lambda x, w: F.rms_norm(x, (N,), w, 1e-6))
     ln_c = torch.compile(lambda x, w, b: F.layer_norm(x, (N,), w, b, 1e-5))
     sm_c = torch.compile(lambda x: torch.softmax(x, -1))
@@ -146,18 +188,23 @@ def row_cases(R, N, dt, es):
     n = R * N * es
     return [
         Case("rms_norm_forward", shape, dt, 2 * n, lambda: opkit.rms_norm_forward(x, w, 1e-6, 0.0, y, rstd),
-             lambda: F.rms_norm(x, (N,), w, 1e-6), lambda: rms_c(x, w)),
+             lambda: F.rms_norm(x, (N,), w, 1e-6), lambda: rms_c(x, w),
+             liger_fn=L and (lambda: L.rms_norm.apply(x, w, 1e-6, 0.0, "llama", True))),
         Case("rms_norm_backward", shape, dt, 3 * n, lambda: opkit.rms_norm_backward(dy, x, w, rstd, 0.0, dx, dw),
-             lambda: torch.autograd.grad(y_rms, (xg, wg), dy, retain_graph=True), lambda: rms_bc(dy, x, w)),
+             lambda: torch.autograd.grad(y_rms, (xg, wg), dy, retain_graph=True), lambda: rms_bc(dy, x, w),
+             liger_fn=L and (lambda: torch.autograd.grad(yl_rms, (xg, wg), dy_l, retain_graph=True))),
         Case("layer_norm_forward", shape, dt, 2 * n, lambda: opkit.layer_norm_forward(x, w, b, 1e-5, y, mean, rstd),
-             lambda: F.layer_norm(x, (N,), w, b, 1e-5), lambda: ln_c(x, w, b)),
+             lambda: F.layer_norm(x, (N,), w, b, 1e-5), lambda: ln_c(x, w, b),
+             liger_fn=L and (lambda: L.layer_norm.apply(x, w, b, 1e-5))),
         Case("layer_norm_backward", shape, dt, 3 * n,
              lambda: opkit.layer_norm_backward(dy, x, w, mean, rstd, dx, dw, db),
-             lambda: torch.autograd.grad(y_ln, (xg, wg, bg), dy, retain_graph=True), lambda: ln_bc(dy, x, w)),
+             lambda: torch.autograd.grad(y_ln, (xg, wg, bg), dy, retain_graph=True), lambda: ln_bc(dy, x, w),
+             liger_fn=L and (lambda: torch.autograd.grad(yl_ln, (xg, wg, bg), dy, retain_graph=True))),
         Case("softmax_forward", shape, dt, 2 * n, lambda: opkit.softmax_forward(x, y),
-             lambda: torch.softmax(x, -1), lambda: sm_c(x)),
+             lambda: torch.softmax(x, -1), lambda: sm_c(x), liger_fn=L and (lambda: L.softmax.apply(x))),
         Case("softmax_backward", shape, dt, 3 * n, lambda: opkit.softmax_backward(dy, ys, dx),
-             lambda: torch.autograd.grad(y_sm, (xg,), dy, retain_graph=True), lambda: sm_bc(dy, ys)),
+             lambda: torch.autograd.grad(y_sm, (xg,), dy, retain_graph=True), lambda: sm_bc(dy, ys),
+             liger_fn=L and (lambda: torch.autograd.grad(yl_sm, (xg,), dy, retain_graph=True))),
     ]
 
 
@@ -182,6 +229,9 @@ def gated_cases(R, N, dt, es):
         dg = 0.5 * (1 + t) + 0.5 * af * (1 - t * t) * k * (1 + 3 * 0.044715 * af * af)
         return (dy.float() * b.float() * dg).to(a.dtype), (dy.float() * g).to(a.dtype)
 
+    L = LIGER
+    if L:
+        yl_sw, yl_ge = L.swiglu.apply(ag, bg), L.geglu.apply(ag, bg)
     sw_c = torch.compile(lambda a, b: F.silu(a) * b)
     ge_c = torch.compile(lambda a, b: F.gelu(a, approximate="tanh") * b)
     sw_bc, ge_bc = torch.compile(sw_bwd), torch.compile(ge_bwd)
@@ -189,13 +239,16 @@ def gated_cases(R, N, dt, es):
     shape = f"{R}x{N}"
     return [
         Case("swiglu_forward", shape, dt, 3 * n, lambda: opkit.swiglu_forward(a, b, y),
-             lambda: F.silu(a) * b, lambda: sw_c(a, b)),
+             lambda: F.silu(a) * b, lambda: sw_c(a, b), liger_fn=L and (lambda: L.swiglu.apply(a, b))),
         Case("swiglu_backward", shape, dt, 5 * n, lambda: opkit.swiglu_backward(dy, a, b, da, db),
-             lambda: torch.autograd.grad(y_sw, (ag, bg), dy, retain_graph=True), lambda: sw_bc(dy, a, b)),
+             lambda: torch.autograd.grad(y_sw, (ag, bg), dy, retain_graph=True), lambda: sw_bc(dy, a, b),
+             liger_fn=L and (lambda: torch.autograd.grad(yl_sw, (ag, bg), dy, retain_graph=True))),
         Case("geglu_forward(tanh)", shape, dt, 3 * n, lambda: opkit.geglu_forward(a, b, 1, y),
-             lambda: F.gelu(a, approximate="tanh") * b, lambda: ge_c(a, b)),
+             lambda: F.gelu(a, approximate="tanh") * b, lambda: ge_c(a, b),
+             liger_fn=L and (lambda: L.geglu.apply(a, b))),
         Case("geglu_backward(tanh)", shape, dt, 5 * n, lambda: opkit.geglu_backward(dy, a, b, 1, da, db),
-             lambda: torch.autograd.grad(y_ge, (ag, bg), dy, retain_graph=True), lambda: ge_bc(dy, a, b)),
+             lambda: torch.autograd.grad(y_ge, (ag, bg), dy, retain_graph=True), lambda: ge_bc(dy, a, b),
+             liger_fn=L and (lambda: torch.autograd.grad(yl_ge, (ag, bg), dy, retain_graph=True))),
     ]
 
 
@@ -228,6 +281,53 @@ def rope_cases(B, T, H, D, dt, es):
     ]
 
 
+def rope_qk_cases(B, T, Hq, Hkv, D, dt, es):
+    """rope on a query and a key tensor, as attention needs it: Hugging Face's layout (the
+    projections' [B,T,H,D] memory seen as [B,H,T,D]). Liger rotates both in one call;
+    opkit's rope takes one tensor, so it makes two calls (on the [B,T,H,D] memory)."""
+    qp, kp = rnd(B, T, Hq, D, dtype=dt), rnd(B, T, Hkv, D, dtype=dt)
+    dqp, dkp = rnd(B, T, Hq, D, dtype=dt), rnd(B, T, Hkv, D, dtype=dt)
+    yq, yk, dq, dk = (torch.empty_like(t) for t in (qp, kp, qp, kp))
+    ang = torch.rand(T, D // 2, device="cuda") * 6.28
+    cos, sin = torch.cat([ang.cos()] * 2, -1).to(dt), torch.cat([ang.sin()] * 2, -1).to(dt)
+    q, k = qp.transpose(1, 2), kp.transpose(1, 2)  # [B,H,T,D] views, as HF has them
+
+    def rot(v):
+        return torch.cat([-v[..., D // 2:], v[..., : D // 2]], -1)
+
+    def rope2(q, k, c, s):  # HF's apply_rotary_pos_emb with cos/sin [T,D]
+        return q * c + rot(q) * s, k * c + rot(k) * s
+
+    qg, kg = q.detach().requires_grad_(), k.detach().requires_grad_()
+    yq_e, yk_e = rope2(qg, kg, cos, sin)
+    rc = torch.compile(rope2)
+    L = LIGER
+    if L:
+        ql, kl = qp.clone().transpose(1, 2), kp.clone().transpose(1, 2)  # rotated in place by Liger
+        qlg, klg = qp.clone().transpose(1, 2).requires_grad_(), kp.clone().transpose(1, 2).requires_grad_()
+        yq_l, yk_l = L.rope.apply(qlg * 1, klg * 1, cos, sin)  # (x * 1: Liger writes its input)
+    dq_h, dk_h = dqp.transpose(1, 2), dkp.transpose(1, 2)
+
+    def opkit_fwd():
+        opkit.rope_forward(qp, cos, sin, yq)
+        opkit.rope_forward(kp, cos, sin, yk)
+
+    def opkit_bwd():
+        opkit.rope_backward(dqp, cos, sin, dq)
+        opkit.rope_backward(dkp, cos, sin, dk)
+
+    n = B * T * (Hq + Hkv) * D * es
+    shape = f"{B}x{T}x({Hq}+{Hkv})x{D}"
+    return [
+        Case("rope_forward(q+k)", shape, dt, 2 * n, opkit_fwd, lambda: rope2(q, k, cos, sin),
+             lambda: rc(q, k, cos, sin), liger_fn=L and (lambda: L.rope.apply(ql, kl, cos, sin))),
+        Case("rope_backward(q+k)", shape, dt, 2 * n, opkit_bwd,
+             lambda: torch.autograd.grad((yq_e, yk_e), (qg, kg), (dq_h, dk_h), retain_graph=True), None,
+             liger_fn=L and (lambda: torch.autograd.grad((yq_l, yk_l), (qlg, klg), (dq_h, dk_h),
+                                                         retain_graph=True))),
+    ]
+
+
 def ce_cases(R, V, dt, es):
     logits = rnd(R, V, dtype=dt, scale=2.0)
     target = torch.randint(0, V, (R,), device="cuda")
@@ -246,16 +346,24 @@ def ce_cases(R, V, dt, es):
         return l, g
 
     cc = torch.compile(lambda x, t: F.cross_entropy(x, t))
+    L = LIGER
+    if L:  # Liger's forward writes the gradient over its input when that requires grad
+        lg_l = logits.detach().clone().requires_grad_()
+
+    def liger_ce(x):
+        return L.ce.apply(x, target, None, -100, 0.0, 0.0, "mean")
     n = R * V * es
     shape = f"{R}x{V}"
     opkit.cross_entropy_forward(logits, target, -100, 0.0, 1, loss, lse, None)
     return [
         Case("cross_entropy_forward(loss)", shape, dt, n,
              lambda: opkit.cross_entropy_forward(logits, target, -100, 0.0, 1, loss, lse, None),
-             lambda: F.cross_entropy(logits, target), lambda: cc(logits, target)),
+             lambda: F.cross_entropy(logits, target), lambda: cc(logits, target),
+             liger_fn=L and (lambda: liger_ce(logits))),
         Case("cross_entropy_forward(+dlogits)", shape, dt, 2 * n,
              lambda: opkit.cross_entropy_forward(logits, target, -100, 0.0, 1, loss, lse, dlogits),
-             lambda: ce_fwd_bwd(logits, target), torch.compile(lambda: ce_fwd_bwd(logits, target))),
+             lambda: ce_fwd_bwd(logits, target), torch.compile(lambda: ce_fwd_bwd(logits, target)),
+             liger_fn=L and (lambda: liger_ce(lg_l))),
         Case("cross_entropy_backward", shape, dt, 2 * n,
              lambda: opkit.cross_entropy_backward(one, logits, target, lse, -100, 0.0, 1, dlogits),
              lambda: torch.autograd.grad(l_e, (lg,), retain_graph=True), None),
@@ -494,6 +602,14 @@ def triton_version():
         return None
 
 
+def liger_version():
+    try:
+        from importlib.metadata import version
+        return version("liger-kernel") if LIGER else None
+    except Exception:
+        return None
+
+
 def substring_filter(text):
     """None, or the comma-separated substrings of text."""
     if not text:
@@ -515,7 +631,7 @@ def main():
     p.add_argument("--calls", type=int, default=20000, help="--overhead calls per batch")
     p.add_argument("--batches", type=int, default=7, help="--overhead batches (median)")
     p.add_argument("--queued", type=int, default=256, help="--overhead calls queued behind the spin kernel")
-    p.add_argument("--impls", default="opkit,eager,compile",
+    p.add_argument("--impls", default="opkit,eager,compile,liger",
                    help="comma list of the implementations to time (e.g. opkit alone, to compare two opkit builds)")
     p.add_argument("--out", default=None)
     args = p.parse_args()
@@ -533,9 +649,11 @@ def main():
     info = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
             "cuda": torch.version.cuda, "driver_copy_GBps": bw, "opkit_version": opkit.version(),
             "driver": driver_version(), "cuda_driver_api": cuda_driver_api_version(),
-            "triton": triton_version(), "argv": sys.argv[1:]}
+            "triton": triton_version(), "argv": sys.argv[1:],
+            "liger": liger_version(), "liger_error": LIGER_ERROR}
     print(f"# {info['gpu']}, torch {info['torch']}, CUDA {info['cuda']}, copy bandwidth {bw:.0f} GB/s")
-    print(f"# driver {info['driver']} (CUDA {info['cuda_driver_api']}), triton {info['triton']}")
+    print(f"# driver {info['driver']} (CUDA {info['cuda_driver_api']}), triton {info['triton']}, "
+          f"liger-kernel {info['liger'] or 'absent: ' + str(LIGER_ERROR)}")
     rows, overhead = [], []
 
     def save():
@@ -568,6 +686,7 @@ def main():
             families.append((f"{R}x{N}", lambda R=R, N=N: row_cases(R, N, dt, es)))
             families.append((f"{R}x{N}", lambda R=R, N=N: gated_cases(R, N, dt, es)))
         families.append(("4x4096x32x128", lambda: rope_cases(4, 4096, 32, 128, dt, es)))
+        families.append(("4x4096x(32+8)x128", lambda: rope_qk_cases(4, 4096, 32, 8, 128, dt, es)))
         for V in ([128256] if args.quick else [32000, 128256]):
             families.append((f"8192x{V}", lambda V=V: ce_cases(8192, V, dt, es)))
         families.append(("V128256xD4096,8192 ids", lambda: embedding_cases(128256, 4096, 8192, dt, es)))
@@ -598,14 +717,16 @@ def main():
                     r["frac_copy_bw"] = r["opkit_GBps"] / bw
                     r["vs_eager"] = r["eager_ms"] / ms if r["eager_ms"] else None
                     r["vs_compile"] = r["compile_ms"] / ms if r["compile_ms"] else None
+                    r["vs_liger"] = r["liger_ms"] / ms if r.get("liger_ms") else None
                 rows.append(r)
                 save()
                 fmt = lambda v: f"{v:8.3f}" if isinstance(v, float) else f"{'-':>8}"
                 extra = f" {r.get('opkit_TFLOPs', 0):6.1f} TFLOP/s" if c.flops and ms else ""
                 print(f"{c.name:34s} {c.shape:22s} {name:4s} opkit {fmt(ms)} eager {fmt(r['eager_ms'])} "
-                      f"compile {fmt(r['compile_ms'])} ms | {fmt(r.get('opkit_GBps'))} GB/s "
-                      f"{fmt(r.get('frac_copy_bw'))} of copy | x{fmt(r.get('vs_eager'))} eager "
-                      f"x{fmt(r.get('vs_compile'))} compile{extra}", flush=True)
+                      f"compile {fmt(r['compile_ms'])} liger {fmt(r.get('liger_ms'))} ms | "
+                      f"{fmt(r.get('opkit_GBps'))} GB/s {fmt(r.get('frac_copy_bw'))} of copy | "
+                      f"x{fmt(r.get('vs_eager'))} eager x{fmt(r.get('vs_compile'))} compile "
+                      f"x{fmt(r.get('vs_liger'))} liger{extra}", flush=True)
             del cases
     save()
 
