@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""One call of each op that misses its issue-14 target, at gpu_compare.py's shapes, for
+Nsight Compute to profile (no timing here: ncu replays each kernel itself).
+
+    ncu --clock-control none -k regex:opk_ --section SpeedOfLight --section Occupancy \\
+        --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats \\
+        python3 bench/ncu_ops.py [--dtype bf16]
+
+Each op runs once per shape; module loading happens before the first kernel runs, so
+ncu's replays see the kernels alone.
+"""
+import argparse
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
+import opkit  # noqa: E402
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--dtype", default="bf16")
+    args = p.parse_args()
+    dt = {"bf16": torch.bfloat16, "f32": torch.float32}[args.dtype]
+    torch.manual_seed(0)
+
+    def rnd(*s):
+        return torch.randn(*s, device="cuda").to(dt)
+
+    for R, N in ((32768, 4096), (4096, 16384)):
+        x, dy, w, b = rnd(R, N), rnd(R, N), rnd(N), rnd(N)
+        y, dx, dw, db = torch.empty_like(x), torch.empty_like(x), torch.empty_like(w), torch.empty_like(b)
+        rstd = torch.empty(R, device="cuda")
+        mean = torch.empty_like(rstd)
+        opkit.rms_norm_forward(x, w, 1e-6, 0.0, y, rstd)
+        opkit.rms_norm_backward(dy, x, w, rstd, 0.0, dx, dw)
+        opkit.layer_norm_forward(x, w, b, 1e-5, y, mean, rstd)
+        opkit.layer_norm_backward(dy, x, w, mean, rstd, dx, dw, db)
+        opkit.softmax_forward(x, y)
+        opkit.softmax_backward(dy, y, dx)
+        del x, dy, y, dx
+    R, V = 8192, 128256
+    logits = rnd(R, V) * 2
+    target = torch.randint(0, V, (R,), device="cuda")
+    loss = torch.empty((), device="cuda")
+    lse = torch.empty(R, device="cuda")
+    dlogits = torch.empty_like(logits)
+    opkit.cross_entropy_forward(logits, target, -100, 0.0, 1, loss, lse, dlogits)
+    one = torch.ones((), device="cuda")
+    opkit.cross_entropy_backward(one, logits, target, lse, -100, 0.0, 1, dlogits)
+    torch.cuda.synchronize()
+    print("ncu_ops: done")
+
+
+if __name__ == "__main__":
+    main()
