@@ -18,5 +18,7 @@ from ._errors import (OK, ERROR_INVALID_ARGUMENT, ERROR_UNSUPPORTED,  # noqa: F4
 from ._tensors import (DEVICE_CPU, DEVICE_CUDA, DEVICE_ROCM, DEVICE_ASCEND,  # noqa: F401
                        DTYPE_INT, DTYPE_UINT, DTYPE_FLOAT, DTYPE_BFLOAT)
 from ._runtime import *  # noqa: F401,F403
+from ._version import __version__  # noqa: F401  (the libopkit version this binding targets)
+from ._library import LIBRARY_PATH as library_path, FOUND_BY as library_found_by  # noqa: F401
 
 from ._ops import *  # noqa: F401,F403

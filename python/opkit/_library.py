@@ -1,8 +1,11 @@
 """Finds libopkit and declares the C prototypes of the public API (include/opkit.h).
 
-Search order: $OPKIT_LIBRARY (a file path), then the build tree next to this source tree
-(../../build/lib, for running from a checkout), then the system's library search
-(libopkit.so.1, the ABI this binding was written for).
+Search order (docs/python.md):
+  1. $OPKIT_LIBRARY, a file path: an explicit choice, never second-guessed;
+  2. the system's dynamic loader, "libopkit.so.1": an installed libopkit1 package, or any
+     prefix on the loader's path (LD_LIBRARY_PATH, ld.so.conf);
+  3. the build tree next to this source tree (../../build/lib), for running from a
+     checkout with nothing installed.
 """
 import ctypes
 import os
@@ -79,27 +82,54 @@ _PROTOTYPES = {
 }
 
 
+SYSTEM_NAME = "libopkit.so.1"  # the ABI this binding was written for
+
+
 def _candidates():
+    """(path or soname, how it was found) in the order docs/python.md gives."""
     env = os.environ.get("OPKIT_LIBRARY")
     if env:
-        return [env]  # an explicit choice is never second-guessed
+        return [(env, "$OPKIT_LIBRARY")]
     here = os.path.dirname(os.path.abspath(__file__))
-    in_tree = os.path.join(here, "..", "..", "build", "lib", "libopkit.so.1")
-    found = [in_tree] if os.path.exists(in_tree) else []
-    return found + ["libopkit.so.1"]
+    in_tree = os.path.normpath(os.path.join(here, "..", "..", "build", "lib", SYSTEM_NAME))
+    return [(SYSTEM_NAME, "the system loader"), (in_tree, "the build tree next to the source")]
+
+
+def _loaded_path(name):
+    """The file the loader mapped for `name` (a soname resolves to a path only here)."""
+    if os.path.isabs(name):
+        return os.path.realpath(name)
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split()[-1] if len(line.split()) >= 6 else ""
+                if os.path.basename(path).startswith(name):
+                    return path
+    except OSError:
+        pass
+    return name
 
 
 def _load():
+    global LIBRARY_PATH, FOUND_BY
     errors = []
-    for path in _candidates():
+    for path, how in _candidates():
         try:
             lib = ctypes.CDLL(path)
             break
         except OSError as e:
-            errors.append(f"{path}: {e}")
+            errors.append(f"{how} ({path}): {e}")
     else:
-        raise ImportError("opkit: cannot load libopkit (set OPKIT_LIBRARY to its path): "
-                          + "; ".join(errors))
+        raise ImportError("opkit: cannot load libopkit.so.1. Looked at " + "; ".join(errors)
+                          + ". Install the libopkit1 package, put a libopkit.so.1 on the "
+                          "loader's path, or set OPKIT_LIBRARY to its file.")
+    LIBRARY_PATH, FOUND_BY = _loaded_path(path), how
+    lib.opkit_version.restype, lib.opkit_version.argtypes = c_uint32, []
+    found, wanted = lib.opkit_version(), _binding_version()
+    if found >> 16 != wanted[0] or (found >> 8) & 0xFF < wanted[1]:
+        raise ImportError(f"opkit: {LIBRARY_PATH} (found through {how}) is libopkit "
+                          f"{found >> 16}.{(found >> 8) & 0xFF}.{found & 0xFF}; this binding needs "
+                          f"{wanted[0]}.x with x >= {wanted[1]}")
     for name, (restype, argtypes) in _PROTOTYPES.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = restype, argtypes
@@ -107,6 +137,15 @@ def _load():
         fn = getattr(lib, "opkit_" + name)
         fn.restype, fn.argtypes = _ST, [_KIND_TYPES[kind] for kind, _ in params]
     return lib
+
+
+def _binding_version():
+    from ._version import __version__
+    return tuple(int(p) for p in __version__.split(".")[:2])
+
+
+LIBRARY_PATH = None  # the file loaded, and how it was found (set by _load)
+FOUND_BY = None
 
 
 # The C type of each parameter kind of the op spec (spec/ops.h, opkit_op_schema).
