@@ -9,7 +9,9 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential cmake pkg-config catch2 libspdlog-dev libfmt-dev libdlpack-dev
           libbenchmark-dev python3 python3-numpy python3-pytest python3-pip binutils abigail-tools
           hipcc libamdhip64-dev rocm-device-libs
-          dpkg-dev lintian)  # the Debian packages: dpkg-shlibdeps for CPack, lintian for CI
+          dpkg-dev lintian   # the Debian packages: dpkg-shlibdeps for CPack, lintian for CI
+          cargo              # the Rust bindings (Debian's rustc 1.63; scripts/ci-rust.sh)
+          python3-venv)      # the Python package's pip-install test
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
