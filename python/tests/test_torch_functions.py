@@ -102,6 +102,19 @@ def test_apply_rotary_both_layouts(layout):
         okt.apply_rotary(q, k, cos, sin, "thbd")
 
 
+def test_apply_rotary_takes_hugging_faces_broadcast_tables():
+    """Hugging Face's rotary embedding gives cos/sin of [1,T,D] for a batch of B: one row
+    broadcast (opkit takes [T,D] or [B,T,D])."""
+    B, T, H, D = 3, 5, 2, 8
+    ang = torch.rand(1, T, D // 2, dtype=torch.float64)
+    cos, sin = torch.cat([ang.cos()] * 2, -1).float(), torch.cat([ang.sin()] * 2, -1).float()
+    q, k = torch.randn(B, H, T, D), torch.randn(B, H, T, D)
+    q2, k2 = okt.apply_rotary(q, k, cos, sin)
+    qr, kr = hf_rope(q.double(), k.double(), cos.double(), sin.double())
+    torch.testing.assert_close(q2.double(), qr, rtol=RTOL, atol=ATOL)
+    torch.testing.assert_close(k2.double(), kr, rtol=RTOL, atol=ATOL)
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("smoothing", [0.0, 0.1])
 def test_cross_entropy(reduction, smoothing):

@@ -60,7 +60,7 @@ def _rms_bwd(dy: torch.Tensor, x: torch.Tensor, w: Optional[torch.Tensor], rstd:
     x, dy = _c(x), _c(dy)
     dx = torch.empty_like(x, memory_format=torch.contiguous_format)
     dw = torch.empty(x.shape[-1], device=x.device, dtype=x.dtype)
-    _ok.rms_norm_backward(dy, x, _c(_as(w, x.dtype)), rstd, offset, dx, dw if w is not None else None)
+    _ok.rms_norm_backward(dy, x, _c(_as(w, x.dtype)), _c(rstd), offset, dx, dw if w is not None else None)
     return dx, dw
 
 
@@ -80,7 +80,7 @@ def _ln_bwd(dy: torch.Tensor, x: torch.Tensor, w: Optional[torch.Tensor], mean: 
     dx = torch.empty_like(x, memory_format=torch.contiguous_format)
     dw = torch.empty(x.shape[-1], device=x.device, dtype=x.dtype)
     db = torch.empty_like(dw)
-    _ok.layer_norm_backward(dy, x, _c(_as(w, x.dtype)), mean, rstd, dx, dw, db)
+    _ok.layer_norm_backward(dy, x, _c(_as(w, x.dtype)), _c(mean), _c(rstd), dx, dw, db)
     return dx, dw, db
 
 
@@ -144,7 +144,7 @@ def _ce_bwd(dloss: torch.Tensor, logits: torch.Tensor, target: torch.Tensor, lse
             ignore_index: int, label_smoothing: float, reduction: int) -> torch.Tensor:
     logits = _c(logits)
     dlogits = torch.empty_like(logits, memory_format=torch.contiguous_format)
-    _ok.cross_entropy_backward(_c(dloss.to(_F32)), logits, _c(target), lse, ignore_index, label_smoothing,
+    _ok.cross_entropy_backward(_c(dloss.to(_F32)), logits, _c(target), _c(lse), ignore_index, label_smoothing,
                                reduction, dlogits)
     return dlogits
 
@@ -391,11 +391,22 @@ def geglu(a, b, approximate="tanh"):
     return _APPLY["gated"](a, b, {"none": _ok.GELU_NONE, "tanh": _ok.GELU_TANH}[approximate])
 
 
+def _rope_table(t, batch):
+    """cos/sin as opkit takes them, [T,D] or [B,T,D]: Hugging Face's [1,T,D] (one batch
+    row broadcast) becomes [T,D]; an already unsqueezed [B,1,T,D] loses the head dim."""
+    if t.dim() == 4 and t.shape[1] == 1:
+        t = t.squeeze(1)
+    if t.dim() == 3 and t.shape[0] == 1 and batch != 1:
+        t = t.squeeze(0)
+    return t
+
+
 def apply_rotary(q, k, cos, sin, layout="bhtd"):
     """NeoX rotate-half RoPE on q and k: q, k [B,H,T,D] ("bhtd", Hugging Face's) or
     [B,T,H,D] ("bthd"); cos/sin [T,D] or [B,T,D]. Two opkit calls (one per tensor)."""
     if layout not in ("bhtd", "bthd"):
         raise ValueError(f"layout must be 'bhtd' or 'bthd', not {layout!r}")
+    cos, sin = _rope_table(cos, q.shape[0]), _rope_table(sin, q.shape[0])
     out = []
     for t in (q, k):
         x = t.transpose(1, 2) if layout == "bhtd" else t
