@@ -76,14 +76,22 @@ def _apply(family, model, rms_norm, swiglu, rope, cross_entropy):
     prefix = {"llama": "Llama", "mistral": "Mistral", "qwen2": "Qwen2", "gemma": "Gemma"}[family]
     if model is not None and not type(model).__module__.startswith(mod.__name__):
         raise TypeError(f"apply_opkit_to_{family}: {type(model).__name__} is not a {prefix} model")
+    # Every target is looked up before anything is replaced: a transformers version that
+    # lacks one raises here and leaves the library untouched.
+    plan = []
     if rms_norm:
-        _replace(getattr(mod, f"{prefix}RMSNorm"), "forward", _gemma_rms_forward if family == "gemma" else _rms_forward)
+        plan.append((getattr(mod, f"{prefix}RMSNorm"), "forward", _gemma_rms_forward if family == "gemma" else _rms_forward))
     if swiglu:
-        _replace(getattr(mod, f"{prefix}MLP"), "forward", _mlp_forward)
+        plan.append((getattr(mod, f"{prefix}MLP"), "forward", _mlp_forward))
     if rope:
-        _replace(mod, "apply_rotary_pos_emb", _apply_rotary_pos_emb)
+        getattr(mod, "apply_rotary_pos_emb")
+        plan.append((mod, "apply_rotary_pos_emb", _apply_rotary_pos_emb))
     if cross_entropy:
-        _replace(importlib.import_module("transformers.loss.loss_utils"), "fixed_cross_entropy", _fixed_cross_entropy)
+        loss_utils = importlib.import_module("transformers.loss.loss_utils")
+        getattr(loss_utils, "fixed_cross_entropy")
+        plan.append((loss_utils, "fixed_cross_entropy", _fixed_cross_entropy))
+    for owner, name, new in plan:
+        _replace(owner, name, new)
     return model
 
 
