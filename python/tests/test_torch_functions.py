@@ -129,6 +129,26 @@ def test_cross_entropy(reduction, smoothing):
         okt.cross_entropy(logits, target, reduction="avg")
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_inplace_overwrites_logits_with_the_gradient(reduction):
+    """The opt-in memory trick: same loss and gradient as F.cross_entropy, and the logits'
+    own storage holds the gradient afterwards (no second logits-sized buffer)."""
+    base = torch.randn(7, 30, dtype=torch.float64).float()
+    target = torch.randint(0, 30, (7,))
+    target[3] = -100
+    logits = base.clone().requires_grad_()
+    h = logits * 1.0  # a non-leaf, as an LM head's output is
+    loss = okt.cross_entropy_inplace(h, target, label_smoothing=0.1, reduction=reduction)
+    ref = base.double().requires_grad_()
+    want = F.cross_entropy(ref, target, label_smoothing=0.1, reduction=reduction)
+    torch.testing.assert_close(loss.double(), want, rtol=RTOL, atol=ATOL)
+    g = torch.rand_like(want) + 0.5
+    loss.backward(g.float())
+    (wg,) = torch.autograd.grad(want, (ref,), g)
+    torch.testing.assert_close(logits.grad.double(), wg, rtol=1e-4, atol=1e-6)
+    assert not torch.equal(h.detach(), base), "the logits were not overwritten"
+
+
 def test_cross_entropy_flattens_leading_dims():
     logits, target = leaf(2, 3, 11), torch.randint(0, 11, (2, 3))
     check(okt.cross_entropy, lambda l, t: F.cross_entropy(l.reshape(-1, 11), t.reshape(-1)), (logits, target))

@@ -424,6 +424,44 @@ def cross_entropy(logits, target, ignore_index=-100, label_smoothing=0.0, reduct
     return _APPLY["ce"](logits, target, int(ignore_index), float(label_smoothing), _REDUCTIONS[reduction])[0]
 
 
+class _CrossEntropyInPlace(torch.autograd.Function):
+    """Liger's memory trick, opt-in: the forward writes the loss's gradient (for an upstream
+    gradient of 1) over the logits, so no second logits-sized buffer exists; the backward
+    scales it by the upstream gradient in place. The caller's logits are overwritten: use
+    it only where nothing else reads them (the logits of an LM head feeding the loss). An
+    autograd.Function (a custom op may not both mutate its input and have autograd), so
+    torch.compile breaks the graph here; eager mode only."""
+
+    @staticmethod
+    def forward(ctx, logits, target, ignore_index, label_smoothing, reduction):
+        if logits.stride(-1) != 1:
+            raise ValueError("cross_entropy(inplace_backward=True) needs logits whose last dim is contiguous")
+        lg = logits.detach()
+        loss = torch.empty(lg.shape[:1] if reduction == 0 else (), device=lg.device, dtype=_F32)
+        _ok.cross_entropy_forward(lg, _c(target), ignore_index, label_smoothing, reduction, loss, None, lg)
+        ctx.save_for_backward(lg)
+        ctx.reduction = reduction
+        return loss
+
+    @staticmethod
+    def backward(ctx, dloss):
+        (grad,) = ctx.saved_tensors
+        if ctx.reduction == 0:  # per-row upstream gradients
+            grad.mul_(dloss.to(grad.dtype).unsqueeze(-1))
+        elif not (dloss.numel() == 1 and float(dloss) == 1.0):
+            grad.mul_(dloss.to(grad.dtype))
+        return grad, None, None, None, None
+
+
+def cross_entropy_inplace(logits, target, ignore_index=-100, label_smoothing=0.0, reduction="mean"):
+    """cross_entropy whose gradient overwrites `logits` (see _CrossEntropyInPlace)."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"reduction must be one of {sorted(_REDUCTIONS)}, not {reduction!r}")
+    if logits.dim() > 2:
+        logits, target = logits.reshape(-1, logits.shape[-1]), target.reshape(-1)
+    return _CrossEntropyInPlace.apply(logits, target, int(ignore_index), float(label_smoothing), _REDUCTIONS[reduction])
+
+
 def embedding(ids, weight):
     """weight[ids]; the gradient of weight accumulated in fp32."""
     return _APPLY["emb"](weight, ids)
