@@ -160,10 +160,23 @@ def test_embedding():
     check(lambda w, i: okt.embedding(i, w), lambda w, i: F.embedding(i, w), (w, ids))
 
 
+_ang = torch.rand(3, 2, dtype=torch.float64) * 6
+ROPE_COS, ROPE_SIN = torch.cat([_ang.cos()] * 2, -1).float(), torch.cat([_ang.sin()] * 2, -1).float()
+CE_TARGET = torch.tensor([1, -100, 4])
+EMB_IDS = torch.tensor([0, 3, 3, 1])
+
+
 @pytest.mark.parametrize("fn,make", [
     (lambda x, w: okt.rms_norm(x, w), lambda: (leaf(2, 5, dtype=torch.float64), leaf(5, dtype=torch.float64))),
     (lambda x: okt.softmax(x), lambda: (leaf(3, 6, dtype=torch.float64),)),
     (lambda a, b: okt.swiglu(a, b), lambda: (leaf(2, 4, dtype=torch.float64), leaf(2, 4, dtype=torch.float64))),
+    (lambda a, b: okt.geglu(a, b, "none"), lambda: (leaf(2, 4, dtype=torch.float64), leaf(2, 4, dtype=torch.float64))),
+    (lambda x, w, b: okt.layer_norm(x, w, b), lambda: (leaf(2, 6, dtype=torch.float64), leaf(6, dtype=torch.float64),
+                                                       leaf(6, dtype=torch.float64))),
+    (lambda q, k: torch.cat([t.reshape(-1) for t in okt.apply_rotary(q, k, ROPE_COS, ROPE_SIN, "bthd")]),
+     lambda: (leaf(1, 3, 2, 4, dtype=torch.float64), leaf(1, 3, 1, 4, dtype=torch.float64))),
+    (lambda x: okt.cross_entropy(x, CE_TARGET, label_smoothing=0.1), lambda: (leaf(3, 5, dtype=torch.float64),)),
+    (lambda w: okt.embedding(EMB_IDS, w), lambda: (leaf(4, 3, dtype=torch.float64),)),
 ])
 def test_gradcheck_through_f32(fn, make):
     """torch.autograd.gradcheck on f64 inputs cast to f32 around the op: finite

@@ -1,6 +1,6 @@
 """opkit.torch on a GPU (CUDA or ROCm PyTorch): bf16 against the eager math,
 torch.compile(fullgraph=True) through the custom ops, CUDA graph capture, and the Hugging
-Face patch/unpatch round trip on a tiny random-weight Llama. Each test skips, with its
+Face patch/unpatch round trip on tiny random-weight Llama, Mistral, Qwen2 and Gemma models. Each test skips, with its
 reason, where PyTorch, a GPU, PyTorch >= 2.4 or transformers is missing."""
 import pytest
 
@@ -35,6 +35,23 @@ def test_bf16_functions_against_eager_math():
     a, b = torch.randn(2, 3, 256, device=dev, dtype=bf), torch.randn(2, 3, 256, device=dev, dtype=bf)
     torch.testing.assert_close(okt.swiglu(a, b).float(), (F.silu(a.float()) * b.float()), **BF16)
     torch.testing.assert_close(okt.softmax(a).float(), torch.softmax(a.float(), -1), **BF16)
+    b_ln, w_ln = torch.randn(256, device=dev, dtype=bf), torch.randn(256, device=dev, dtype=bf)
+    torch.testing.assert_close(okt.layer_norm(a, w_ln, b_ln).float(),
+                               F.layer_norm(a.float(), (256,), w_ln.float(), b_ln.float()), **BF16)
+    torch.testing.assert_close(okt.geglu(a, b).float(), F.gelu(a.float(), approximate="tanh") * b.float(), **BF16)
+    emb = torch.randn(50, 256, device=dev, dtype=bf)
+    ids = torch.randint(0, 50, (2, 7), device=dev)
+    torch.testing.assert_close(okt.embedding(ids, emb), F.embedding(ids, emb), rtol=0, atol=0)
+    q, k = torch.randn(2, 4, 9, 64, device=dev, dtype=bf), torch.randn(2, 2, 9, 64, device=dev, dtype=bf)
+    ang = torch.rand(1, 9, 32, device=dev) * 6
+    cos, sin = torch.cat([ang.cos()] * 2, -1).to(bf), torch.cat([ang.sin()] * 2, -1).to(bf)
+
+    def rot(v):
+        return torch.cat((-v[..., 32:], v[..., :32]), -1)
+    q2, k2 = okt.apply_rotary(q, k, cos, sin)
+    c4, s4 = cos.float().unsqueeze(1), sin.float().unsqueeze(1)
+    torch.testing.assert_close(q2.float(), q.float() * c4 + rot(q.float()) * s4, **BF16)
+    torch.testing.assert_close(k2.float(), k.float() * c4 + rot(k.float()) * s4, **BF16)
     logits = torch.randn(32, 1000, device=dev, dtype=bf)
     t = torch.randint(0, 1000, (32,), device=dev)
     torch.testing.assert_close(okt.cross_entropy(logits, t), F.cross_entropy(logits.float(), t), rtol=1e-3, atol=1e-3)
@@ -79,21 +96,33 @@ def test_cuda_graph_capture_and_replay():
     torch.testing.assert_close(y, ref_rms(x, w), rtol=1e-5, atol=1e-5)
 
 
-def tiny_llama():
+FAMILIES = {"llama": ("LlamaConfig", "LlamaForCausalLM"), "mistral": ("MistralConfig", "MistralForCausalLM"),
+            "qwen2": ("Qwen2Config", "Qwen2ForCausalLM"), "gemma": ("GemmaConfig", "GemmaForCausalLM")}
+
+
+def tiny_model(family):
     transformers = pytest.importorskip("transformers")
-    cfg = transformers.LlamaConfig(vocab_size=211, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                                   num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+    cfg_name, model_name = FAMILIES[family]
+    cfg = getattr(transformers, cfg_name)(vocab_size=211, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                          num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                                          max_position_embeddings=64)
     torch.manual_seed(0)
-    return transformers, transformers.LlamaForCausalLM(cfg).cuda()
+    return getattr(transformers, model_name)(cfg).cuda()
 
 
 @gpu
-def test_llama_patch_and_unpatch_round_trip():
-    transformers, model = tiny_llama()
-    from transformers.models.llama import modeling_llama
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_patch_and_unpatch_round_trip(family):
+    """Loss and every parameter's gradient of a tiny random model, patched against
+    unpatched; after unpatch the original functions are back and the loss is bit-identical."""
+    model = tiny_model(family)
+    import importlib
+    mod = importlib.import_module(f"transformers.models.{family}.modeling_{family}")
     from transformers.loss import loss_utils
-    originals = (modeling_llama.LlamaRMSNorm.forward, modeling_llama.LlamaMLP.forward,
-                 modeling_llama.apply_rotary_pos_emb, loss_utils.fixed_cross_entropy)
+    prefix = {"llama": "Llama", "mistral": "Mistral", "qwen2": "Qwen2", "gemma": "Gemma"}[family]
+    targets = [(getattr(mod, f"{prefix}RMSNorm"), "forward"), (getattr(mod, f"{prefix}MLP"), "forward"),
+               (mod, "apply_rotary_pos_emb"), (loss_utils, "fixed_cross_entropy")]
+    originals = [getattr(o, n) for o, n in targets]
     ids = torch.randint(0, 211, (2, 24), device="cuda")
 
     def loss_and_grads():
@@ -103,21 +132,20 @@ def test_llama_patch_and_unpatch_round_trip():
         return out.loss.detach(), {n: p.grad.detach().clone() for n, p in model.named_parameters()}
 
     want_loss, want_grads = loss_and_grads()
-    okt.apply_opkit_to_llama(model)
+    okt.patch(model)
     try:
-        assert modeling_llama.LlamaRMSNorm.forward is not originals[0]
-        assert modeling_llama.apply_rotary_pos_emb is not originals[2]
+        assert all(getattr(o, n) is not f for (o, n), f in zip(targets, originals))
         loss, grads = loss_and_grads()
     finally:
         restored = okt.unpatch()
     assert restored == 4
-    assert (modeling_llama.LlamaRMSNorm.forward, modeling_llama.LlamaMLP.forward,
-            modeling_llama.apply_rotary_pos_emb, loss_utils.fixed_cross_entropy) == originals
+    assert all(getattr(o, n) is f for (o, n), f in zip(targets, originals))
     torch.testing.assert_close(loss, want_loss, rtol=1e-4, atol=1e-4)
     for n, g in grads.items():
         torch.testing.assert_close(g, want_grads[n], rtol=1e-3, atol=1e-4, msg=lambda m: f"{n}: {m}")
     back_loss, _ = loss_and_grads()
     torch.testing.assert_close(back_loss, want_loss, rtol=0, atol=0)  # the original code again
+    other = "qwen2" if family != "qwen2" else "llama"
     with pytest.raises(TypeError):
-        okt.apply_opkit_to_qwen2(model)  # a Llama model is not a Qwen2 one
+        getattr(okt, f"apply_opkit_to_{other}")(model)  # a model of another family
     assert okt.unpatch() == 0
