@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""opkit's CPU defaults against PyTorch CPU eager, every op forward and backward, f32 and
+bf16, at one thread and at all cores (issue 14, item 3: within 1.25x of PyTorch).
+
+    OPKIT_LIBRARY=$BUILD/lib/libopkit.so.1 python3 bench/cpu_compare.py --out cpu.json
+
+Each thread count runs in its own process: opkit reads OPKIT_NUM_THREADS when it starts,
+PyTorch takes torch.set_num_threads. Shapes are large enough (8-32 MiB per tensor) that
+the kernels, not Python's ~10 us per call, dominate; the median of --reps calls is kept.
+opkit is called through its Python binding on the same torch tensors (DLPack, no copy).
+The ratio is opkit's time over PyTorch's: above 1.25 misses the target.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def cases(torch, F, opkit, dt):
+    R, N = 2048, 4096
+    x, dy, w, b = (torch.randn(R, N).to(dt), torch.randn(R, N).to(dt), torch.randn(N).to(dt),
+                   torch.randn(N).to(dt))
+    y, dx, dw, db = torch.empty_like(x), torch.empty_like(x), torch.empty_like(w), torch.empty_like(w)
+    rstd, mean = torch.empty(R), torch.empty(R)
+    opkit.rms_norm_forward(x, w, 1e-6, 0.0, y, rstd)
+    opkit.layer_norm_forward(x, w, b, 1e-5, y, mean, rstd)
+    ys = torch.softmax(x.float(), -1).to(dt)
+    xg, wg, bg = x.clone().requires_grad_(), w.clone().requires_grad_(), b.clone().requires_grad_()
+    y_rms = F.rms_norm(xg, (N,), wg, 1e-6) if hasattr(F, "rms_norm") else None
+    y_ln = F.layer_norm(xg, (N,), wg, bg, 1e-5)
+    y_sm = torch.softmax(xg, -1)
+    a, bb = torch.randn(R, N).to(dt), torch.randn(R, N).to(dt)
+    ag, bg2 = a.clone().requires_grad_(), bb.clone().requires_grad_()
+    y_sw = F.silu(ag) * bg2
+    y_ge = F.gelu(ag, approximate="tanh") * bg2
+    V = 32000
+    logits = (torch.randn(256, V) * 2).to(dt)
+    target = torch.randint(0, V, (256,))
+    loss, lse, dlogits = torch.empty(()), torch.empty(256), torch.empty_like(logits)
+    lg = logits.clone().requires_grad_()
+    l_e = F.cross_entropy(lg, target)
+    one = torch.ones(())
+    B, T, H, D = 2, 512, 16, 128
+    xr, dyr = torch.randn(B, T, H, D).to(dt), torch.randn(B, T, H, D).to(dt)
+    ang = torch.rand(T, D // 2) * 6
+    cos, sin = torch.cat([ang.cos()] * 2, -1).to(dt), torch.cat([ang.sin()] * 2, -1).to(dt)
+    yr = torch.empty_like(xr)
+
+    def rot(v):
+        return torch.cat([-v[..., D // 2:], v[..., :D // 2]], -1)
+    xrg = xr.clone().requires_grad_()
+    y_rope = xrg * cos[None, :, None] + rot(xrg) * sin[None, :, None]
+    E = torch.randn(32000, 1024).to(dt)
+    ids = torch.randint(0, 32000, (4096,))
+    ye = torch.empty(4096, 1024, dtype=dt)
+    dye = torch.randn(4096, 1024).to(dt)
+    dE = torch.empty_like(E)
+    Eg = E.clone().requires_grad_()
+    y_emb = F.embedding(ids, Eg)
+    out = [
+        ("rms_norm_forward", lambda: opkit.rms_norm_forward(x, w, 1e-6, 0.0, y, rstd),
+         (lambda: F.rms_norm(x, (N,), w, 1e-6)) if y_rms is not None else None),
+        ("rms_norm_backward", lambda: opkit.rms_norm_backward(dy, x, w, rstd, 0.0, dx, dw),
+         (lambda: torch.autograd.grad(y_rms, (xg, wg), dy, retain_graph=True)) if y_rms is not None else None),
+        ("layer_norm_forward", lambda: opkit.layer_norm_forward(x, w, b, 1e-5, y, mean, rstd),
+         lambda: F.layer_norm(x, (N,), w, b, 1e-5)),
+        ("layer_norm_backward", lambda: opkit.layer_norm_backward(dy, x, w, mean, rstd, dx, dw, db),
+         lambda: torch.autograd.grad(y_ln, (xg, wg, bg), dy, retain_graph=True)),
+        ("softmax_forward", lambda: opkit.softmax_forward(x, y), lambda: torch.softmax(x, -1)),
+        ("softmax_backward", lambda: opkit.softmax_backward(dy, ys, dx),
+         lambda: torch.autograd.grad(y_sm, (xg,), dy, retain_graph=True)),
+        ("swiglu_forward", lambda: opkit.swiglu_forward(a, bb, y), lambda: F.silu(a) * bb),
+        ("swiglu_backward", lambda: opkit.swiglu_backward(dy, a, bb, dx, y),
+         lambda: torch.autograd.grad(y_sw, (ag, bg2), dy, retain_graph=True)),
+        ("geglu_forward(tanh)", lambda: opkit.geglu_forward(a, bb, 1, y), lambda: F.gelu(a, approximate="tanh") * bb),
+        ("geglu_backward(tanh)", lambda: opkit.geglu_backward(dy, a, bb, 1, dx, y),
+         lambda: torch.autograd.grad(y_ge, (ag, bg2), dy, retain_graph=True)),
+        ("rope_forward", lambda: opkit.rope_forward(xr, cos, sin, yr),
+         lambda: xr * cos[None, :, None] + rot(xr) * sin[None, :, None]),
+        ("rope_backward", lambda: opkit.rope_backward(dyr, cos, sin, yr),
+         lambda: torch.autograd.grad(y_rope, (xrg,), dyr, retain_graph=True)),
+        ("cross_entropy_forward", lambda: opkit.cross_entropy_forward(logits, target, -100, 0.0, 1, loss, lse, None),
+         lambda: F.cross_entropy(logits, target)),
+        ("cross_entropy_backward", lambda: opkit.cross_entropy_backward(one, logits, target, lse, -100, 0.0, 1, dlogits),
+         lambda: torch.autograd.grad(l_e, (lg,), retain_graph=True)),
+        ("embedding_forward", lambda: opkit.embedding_forward(E, ids, ye), lambda: F.embedding(ids, E)),
+        ("embedding_backward", lambda: opkit.embedding_backward(dye, ids, -1, dE),
+         lambda: torch.autograd.grad(y_emb, (Eg,), dye, retain_graph=True)),
+    ]
+    if dt == torch.float32:
+        m = torch.randn(1024, 1024)
+        c = torch.empty(1024, 1024)
+        out.append(("matmul 1024^3", lambda: opkit.matmul(m, m, c, 1.0, 0.0, 0, 0), lambda: torch.matmul(m, m)))
+    return out
+
+
+def med(fn, reps):
+    for _ in range(2):
+        fn()
+    t = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        t.append(time.perf_counter() - t0)
+    return statistics.median(t) * 1e3
+
+
+def child(threads, reps):
+    import torch
+    import torch.nn.functional as F
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    import opkit
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    rows = []
+    for name, dt in (("f32", torch.float32), ("bf16", torch.bfloat16)):
+        for op, ok_fn, pt_fn in cases(torch, F, opkit, dt):
+            r = {"op": op, "dtype": name, "threads": threads}
+            try:
+                r["opkit_ms"] = med(ok_fn, reps)
+                r["torch_ms"] = med(pt_fn, reps) if pt_fn else None
+                r["ratio"] = r["opkit_ms"] / r["torch_ms"] if r["torch_ms"] else None
+            except Exception as e:  # reported, not fatal
+                r["error"] = f"{type(e).__name__}: {e}"[:200]
+            rows.append(r)
+    return {"torch": torch.__version__, "opkit": opkit.version(), "rows": rows}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--threads", default=None, help="comma list (default: 1 and all cores)")
+    p.add_argument("--reps", type=int, default=15)
+    p.add_argument("--out", required=True)
+    p.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    a = p.parse_args()
+    if a.child:
+        print(json.dumps(child(a.child, a.reps)))
+        return
+    threads = [int(t) for t in a.threads.split(",")] if a.threads else [1, os.cpu_count()]
+    doc = {"cpu": open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(": "),
+           "cores": os.cpu_count(), "runs": []}
+    for n in threads:
+        env = dict(os.environ, OPKIT_NUM_THREADS=str(n), OMP_NUM_THREADS=str(n))
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--out", a.out, "--child", str(n),
+                               "--reps", str(a.reps)], env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(proc.stderr[-2000:])
+            continue
+        run = json.loads(proc.stdout.strip().splitlines()[-1])
+        doc["runs"].append(run)
+        for r in run["rows"]:
+            ratio = r.get("ratio")
+            flag = "" if ratio is None or ratio <= 1.25 else "  MISS"
+            print(f"{n:3d} thr {r['dtype']:4s} {r['op']:24s} opkit {r.get('opkit_ms', float('nan')):8.3f} ms  "
+                  f"torch {r.get('torch_ms') or float('nan'):8.3f} ms  ratio {ratio or float('nan'):6.2f}{flag}"
+                  + (f"  {r['error']}" if "error" in r else ""), flush=True)
+    with open(a.out, "w") as f:
+        json.dump(doc, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
