@@ -6,12 +6,11 @@
           (cuBLASLt via opkit): x [4096, 1024] @ W^T, W [2816, 1024], bf16;
   inplace cross_entropy against cross_entropy_inplace (the gradient over the logits):
           peak memory and time of forward + backward, logits [8192, 32000] bf16.
-Times: CUDA events, median of 30 after 5 warm-ups.
+Times: CUDA events, median of 20 after 3 warm-ups (torch_baseline.timed).
 
     OPKIT_LIBRARY=$BUILD/lib/libopkit.so.1 python3 bench/torch_choices.py
 """
 import os
-import statistics
 import sys
 
 import torch
@@ -20,21 +19,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import opkit  # noqa: E402
 import opkit.torch as okt  # noqa: E402
-
-
-def timed(fn, reps=30, warmup=5):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        out.append(a.elapsed_time(b))
-    return statistics.median(out)
+from torch_baseline import timed  # noqa: E402  (CUDA events, median; bench/ is on sys.path)
 
 
 def main():
