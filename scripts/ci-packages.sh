@@ -40,7 +40,7 @@ for deb in "${debs[@]}"; do  # a vendor package holds its .so and its docs, noth
     extra=$(dpkg-deb -c "$deb" | awk '{print $NF}' | grep -v '/$' |
             grep -Ev "^\./usr/lib/[^/]+/opkit/vendors/libopkit_vendor_$v\.so$|^\./usr/share/doc/$name/(copyright|changelog\.Debian\.gz)$" || true)
     [ -z "$extra" ] || die "$name holds more than its vendor: $extra"
-    dpkg-deb -f "$deb" Depends | grep -Eq "(^|, )libopkit1 \(>= [0-9.]+\)" || die "$name does not depend on libopkit1 (>= version)"
+    grep -Eq "(^|, )libopkit1 \(>= [0-9.]+\)" <<<"$(dpkg-deb -f "$deb" Depends)" || die "$name does not depend on libopkit1 (>= version)"
   esac
 done
 lintian_out=$(lintian --tag-display-limit 0 "${debs[@]}" 2>&1 | grep -v "running with root privileges" || true)
@@ -89,7 +89,7 @@ for deb in "$build"/packages/opkit-vendor-*.deb; do
   info=$(opkit-info) || die "opkit-info failed with $name installed"
   line=$(grep -E "^  $v +[A-Z_]+ " <<<"$info") || die "opkit-info does not list the $v vendor after dpkg -i $name"
   grep -Fq "path: $libdir/opkit/vendors/libopkit_vendor_$v.so" <<<"$info" || die "$v is not loaded from the package's file"
-  "$work/pc-consumer" | grep -Eq "^vendor $v [A-Z_]+ " || die "a program linked before $name was installed does not see it"
+  grep -Eq "^vendor $v [A-Z_]+ " <<<"$("$work/pc-consumer")" || die "a program linked before $name was installed does not see it"
   say "dpkg -i $name: opkit-info lists it: $(sed 's/  */ /g' <<<"$line")"
   dpkg -r "$name" >/dev/null
   info=$(opkit-info) || die "opkit-info failed after dpkg -r $name"
@@ -105,5 +105,7 @@ trap 'rm -rf "$work"' EXIT
 left=$(find /usr/include/opkit*.h "$libdir"/libopkit* "$libdir/opkit" "$libdir/cmake/opkit" \
             "$libdir/pkgconfig/opkit.pc" /usr/bin/opkit-* /usr/share/doc/libopkit* /usr/share/doc/opkit-* 2>/dev/null || true)
 [ -z "$left" ] || die "left behind after purge: $left"
-! ldconfig -p | grep -q libopkit.so.1 || die "the loader cache still lists libopkit.so.1 after purge"
+# Outputs are captured before grep -q: with pipefail, `cmd | grep -q` fails (or, negated,
+# passes) when grep exits before cmd has written everything.
+! grep -q libopkit.so.1 <<<"$(ldconfig -p)" || die "the loader cache still lists libopkit.so.1 after purge"
 say "purged: no file and no loader cache entry left; ok ($((SECONDS - t0)) s)"

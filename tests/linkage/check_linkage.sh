@@ -22,7 +22,9 @@ while read -r name; do
   echo "FAIL: $lib exports $name, which does not start with $prefix"
   status=1
 done < <(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDRBVWuiG]$/ {print $3}' | sed 's/@.*//' | grep -v '^OPKIT_1$' || true)
-if readelf -d "$lib" | grep -q 'STATIC_TLS'; then
+# Captured first: with pipefail, a `readelf | grep -q` that matches early can fail on
+# SIGPIPE and read as "no match".
+if grep -q 'STATIC_TLS' <<<"$(readelf -d "$lib")"; then
   echo "FAIL: $lib uses initial-exec TLS (DF_STATIC_TLS); it cannot be dlopened late"
   status=1
 fi

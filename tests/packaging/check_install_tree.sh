@@ -34,7 +34,9 @@ done
   die "libopkit.so.1 is not a link to the versioned file"
 soname=$(readelf -d "$libdir/libopkit.so.1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = libopkit.so.1 ] || die "soname is '$soname', not libopkit.so.1"
-readelf --dyn-syms -W "$libdir/libopkit.so.1" | grep -q "opkit_init@@OPKIT_1" || die "opkit_init lost its OPKIT_1 symbol version"
+# (Output captured first: with pipefail, `cmd | grep -q` fails when grep exits early.)
+syms=$(readelf --dyn-syms -W "$libdir/libopkit.so.1")
+grep -q "opkit_init@@OPKIT_1" <<<"$syms" || die "opkit_init lost its OPKIT_1 symbol version"
 say "layout: ${libdir#"$prefix"/}/libopkit.so.1 (soname, OPKIT_1), headers, CMake package, opkit.pc"
 
 # Components: each alone into its own prefix.

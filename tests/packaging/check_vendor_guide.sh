@@ -32,7 +32,8 @@ cd "$work/mychip"
 run 'cmake -S . -B build'
 run 'cmake --build build'
 [ -f build/libopkit_vendor_mychip.so ] || die "the guide's build made no libopkit_vendor_mychip.so"
-! readelf -d build/libopkit_vendor_mychip.so | grep -q "NEEDED.*libopkit" || die "the vendor links libopkit"
+dyn=$(readelf -d build/libopkit_vendor_mychip.so)  # captured: see check_install_tree.sh
+! grep -q "NEEDED.*libopkit" <<<"$dyn" || die "the vendor links libopkit"
 say "built libopkit_vendor_mychip.so out of tree (find_package(opkit), no link to libopkit)"
 
 # §3 Test before you ship.
