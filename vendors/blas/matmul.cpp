@@ -1,0 +1,172 @@
+// opkit_vendor_matmul: c = alpha * op(a) * op(b) + beta * c through the loaded CBLAS.
+//
+// f32 calls go straight to cblas_sgemm, one call per batch (or one for the whole batch
+// when a stacked [batch*M, K] x [K, N] is the same product, the linear layer's case).
+// bf16 goes to cblas_sbgemm where the library has it (fp32 C block, rounded back);
+// otherwise bf16 and f16 are widened to fp32 by blocks of rows, multiplied by sgemm and
+// rounded back once. Declined (OPKIT_ERROR_UNSUPPORTED, nothing written), for the CPU
+// default to serve: alpha == 0 (BLAS skips op(a)*op(b), so a NaN there would not
+// propagate as the default's does), sizes past CBLAS's 32-bit int, and f32 operands
+// whose rows BLAS cannot address in place (a stride smaller than the row, e.g. a
+// broadcast row of stride 0).
+#include "errors.h"
+#include "half_convert.h"
+#include "matrix_view.h"
+#include "vendor.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <climits>
+#include <vector>
+
+namespace opkit_blas {
+namespace {
+
+struct Problem {
+    int64_t M, N, K, batches;
+    bool trans_a, trans_b;
+    float alpha, beta;
+    MatrixView a, b, c;
+};
+
+bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+opkit_status check_limits(const Problem& p) {
+    for (int64_t v : {p.M, p.N, p.K, p.a.ld(), p.b.ld(), p.c.ld()})
+        if (!fits_int(v))
+            return OPKIT_BLAS_DECLINE("matmul: a size or leading dimension (%" PRId64
+                                      ") exceeds CBLAS's 32-bit int", v);
+    return OPKIT_OK;
+}
+
+// The stacked form: every batch of a and c one [batch*M, K] / [batch*M, N] matrix
+// (consecutive batches at rows*ld), b shared. One sgemm instead of `batches`.
+bool stackable(const Problem& p) {
+    if (p.batches <= 1 || p.trans_a || p.b.batches != 1 || p.a.batches != p.batches) return false;
+    return p.a.rows > 1 && p.c.rows > 1 && p.a.batch_stride == p.a.rows * p.a.ld() &&
+           p.c.batch_stride == p.c.rows * p.c.ld() && fits_int(p.batches * p.M);
+}
+
+void sgemm_f32(const Cblas& lib, const Problem& p) {
+    const int ta = p.trans_a ? kTrans : kNoTrans, tb = p.trans_b ? kTrans : kNoTrans;
+    if (stackable(p)) {
+        lib.sgemm(kRowMajor, ta, tb, int(p.batches * p.M), int(p.N), int(p.K), p.alpha,
+                  reinterpret_cast<const float*>(p.a.batch(0)), int(p.a.ld()),
+                  reinterpret_cast<const float*>(p.b.batch(0)), int(p.b.ld()), p.beta,
+                  reinterpret_cast<float*>(p.c.batch(0)), int(p.c.ld()));
+        return;
+    }
+    for (int64_t i = 0; i < p.batches; ++i)
+        lib.sgemm(kRowMajor, ta, tb, int(p.M), int(p.N), int(p.K), p.alpha,
+                  reinterpret_cast<const float*>(p.a.batch(i)), int(p.a.ld()),
+                  reinterpret_cast<const float*>(p.b.batch(i)), int(p.b.ld()), p.beta,
+                  reinterpret_cast<float*>(p.c.batch(i)), int(p.c.ld()));
+}
+
+// Rows of op(a) and c per block on the 16-bit paths: enough work per GEMM call to keep
+// the library's threads busy, with fp32 scratch bounded near 16 MiB for the a and c blocks.
+int64_t block_rows(const Problem& p) {
+    const int64_t budget = int64_t(4) << 20;  // floats
+    const int64_t rows = std::max<int64_t>(256, budget / std::max<int64_t>(1, p.K + p.N));
+    return std::min(rows, std::max<int64_t>(1, p.M));
+}
+
+// c's block of rows [i0, i0 + rows) as fp32 (read only when beta != 0).
+void load_c_block(Half h, const Problem& p, int64_t batch, int64_t i0, int64_t rows, float* out) {
+    if (p.beta != 0.0f) widen_block(h, p.c.batch(batch), p.c.ld(), i0, rows, 0, p.N, out);
+}
+
+// bf16 through the library's own cblas_sbgemm: op(a)'s block is addressed in place
+// (rows of a, or columns of a transposed a), only c goes through fp32.
+void sbgemm_bf16(const Cblas& lib, const Problem& p) {
+    const int ta = p.trans_a ? kTrans : kNoTrans, tb = p.trans_b ? kTrans : kNoTrans;
+    const int64_t mb = block_rows(p);
+    std::vector<float> cblock(size_t(mb * p.N));
+    for (int64_t batch = 0; batch < p.batches; ++batch) {
+        const uint16_t* a = reinterpret_cast<const uint16_t*>(p.a.batch(batch));
+        const uint16_t* b = reinterpret_cast<const uint16_t*>(p.b.batch(batch));
+        for (int64_t i0 = 0; i0 < p.M; i0 += mb) {
+            const int64_t rows = std::min(mb, p.M - i0);
+            load_c_block(Half::bf16, p, batch, i0, rows, cblock.data());
+            const uint16_t* ablock = p.trans_a ? a + i0 : a + i0 * p.a.ld();
+            lib.sbgemm(kRowMajor, ta, tb, int(rows), int(p.N), int(p.K), p.alpha, ablock, int(p.a.ld()), b,
+                       int(p.b.ld()), p.beta, cblock.data(), int(p.N));
+            narrow_block(Half::bf16, cblock.data(), rows, p.N, p.c.batch(batch), p.c.ld(), i0);
+        }
+    }
+}
+
+// bf16/f16 widened to fp32: b whole (once when it broadcasts), a and c by blocks of rows.
+void sgemm_widened(const Cblas& lib, Half h, const Problem& p) {
+    const int ta = p.trans_a ? kTrans : kNoTrans, tb = p.trans_b ? kTrans : kNoTrans;
+    const int64_t mb = block_rows(p);
+    std::vector<float> bw(size_t(std::max<int64_t>(1, p.b.rows * p.b.cols)));
+    std::vector<float> ablock(size_t(std::max<int64_t>(1, mb * p.K))), cblock(size_t(mb * p.N));
+    for (int64_t batch = 0; batch < p.batches; ++batch) {
+        if (batch == 0 || p.b.batches != 1)
+            widen_block(h, p.b.batch(batch), p.b.ld(), 0, p.b.rows, 0, p.b.cols, bw.data());
+        for (int64_t i0 = 0; i0 < p.M; i0 += mb) {
+            const int64_t rows = std::min(mb, p.M - i0);
+            // op(a)'s rows [i0, i0 + rows): stored rows of a, or stored columns of a^T
+            if (p.trans_a)
+                widen_block(h, p.a.batch(batch), p.a.ld(), 0, p.K, i0, rows, ablock.data());
+            else
+                widen_block(h, p.a.batch(batch), p.a.ld(), i0, rows, 0, p.K, ablock.data());
+            load_c_block(h, p, batch, i0, rows, cblock.data());
+            const int64_t lda = p.trans_a ? rows : p.K;
+            lib.sgemm(kRowMajor, ta, tb, int(rows), int(p.N), int(p.K), p.alpha, ablock.data(),
+                      int(std::max<int64_t>(1, lda)), bw.data(), int(std::max<int64_t>(1, p.b.cols)), p.beta,
+                      cblock.data(), int(p.N));
+            narrow_block(h, cblock.data(), rows, p.N, p.c.batch(batch), p.c.ld(), i0);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace opkit_blas
+
+using namespace opkit_blas;
+
+extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_matmul(const opkit_tensor* a, const opkit_tensor* b,
+                                                                opkit_tensor* c, float alpha, float beta,
+                                                                int32_t trans_a, int32_t trans_b,
+                                                                opkit_stream stream) {
+    (void)stream;  // CPU ops complete before returning
+    return guarded("matmul", [&]() -> opkit_status {
+        const Cblas* lib = loaded_library();
+        if (!lib) return OPKIT_BLAS_DECLINE("matmul: no CBLAS is loaded");
+        Problem p{};
+        p.a = view_of(a);
+        p.b = view_of(b);
+        p.c = view_of(c);
+        p.trans_a = trans_a != 0;
+        p.trans_b = trans_b != 0;
+        p.alpha = alpha;
+        p.beta = beta;
+        p.M = p.c.rows;
+        p.N = p.c.cols;
+        p.K = p.trans_a ? p.a.rows : p.a.cols;
+        p.batches = p.c.batches;
+        if (p.M == 0 || p.N == 0 || p.batches == 0) return OPKIT_OK;  // c has no element
+        if (alpha == 0.0f)
+            return OPKIT_BLAS_DECLINE("matmul: alpha is 0; BLAS would skip op(a)*op(b), so a NaN in a or b "
+                                      "would not reach c as it does on the CPU default");
+        OPKIT_BLAS_TRY(check_limits(p));
+        const bool f32 = a->dtype.code == OPKIT_DTYPE_FLOAT && a->dtype.bits == 32;
+        if (f32) {
+            for (const auto& [v, name] : {std::pair{&p.a, "a"}, std::pair{&p.b, "b"}, std::pair{&p.c, "c"}})
+                if (!v->blas_addressable())
+                    return OPKIT_BLAS_DECLINE("matmul: %s's row stride %" PRId64 " is shorter than its row of %" PRId64
+                                              " elements; BLAS cannot address it in place",
+                                              name, v->row_stride, v->cols);
+            sgemm_f32(*lib, p);
+            return OPKIT_OK;
+        }
+        const bool bf16 = a->dtype.code == OPKIT_DTYPE_BFLOAT;
+        if (bf16 && lib->sbgemm && p.a.blas_addressable() && p.b.blas_addressable())
+            sbgemm_bf16(*lib, p);
+        else
+            sgemm_widened(*lib, bf16 ? Half::bf16 : Half::f16, p);
+        return OPKIT_OK;
+    });
+}

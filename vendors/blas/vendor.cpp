@@ -1,0 +1,66 @@
+// The vendor's identity and lifetime: opkit_vendor_init / _shutdown / _last_error.
+//
+// init is cheap, as the vendor ABI asks: find and dlopen a CBLAS, identify it and apply
+// the thread policy (cblas_library.h). No CBLAS is NO_DEVICE with the list of what was
+// tried, never an error. The vendor serves OPKIT_DEVICE_CPU, one device, and only matmul:
+// every other op keeps the built-in default.
+#include "cblas_library.h"
+#include "errors.h"
+#include "vendor.h"
+
+#include <string>
+
+#ifndef OPKIT_BLAS_VENDOR_VERSION
+#error "OPKIT_BLAS_VENDOR_VERSION must be the vendor's version (vendors/blas/CMakeLists.txt)"
+#endif
+
+extern "C" OPKIT_VENDOR_EXPORT const uint32_t opkit_vendor_abi_version = OPKIT_VENDOR_ABI_VERSION;
+
+namespace {
+using namespace opkit_blas;
+
+// Set by init, cleared by shutdown; libopkit calls ops only between the two.
+Cblas g_lib;
+bool g_loaded = false;
+// Strings handed to libopkit in the desc: valid until opkit_vendor_shutdown.
+std::string g_version;
+std::string g_detail;
+
+}  // namespace
+
+const Cblas* opkit_blas::loaded_library() { return g_loaded ? &g_lib : nullptr; }
+
+extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_init(const opkit_vendor_host* host,
+                                                              opkit_vendor_desc* desc) {
+    return guarded("opkit_vendor_init", [&]() -> opkit_status {
+        desc->name = "blas";
+        desc->device_type = OPKIT_DEVICE_CPU;
+        desc->priority = 50;
+        g_version = OPKIT_BLAS_VENDOR_VERSION;
+        g_detail.clear();
+        if (g_loaded) unload_cblas(&g_lib);  // init again without shutdown: start over
+        g_loaded = load_cblas(&g_lib, &g_detail);
+        if (g_loaded) {
+            const std::string threads = apply_thread_policy(g_lib);
+            const int n = library_threads(g_lib);
+            g_version += std::string(" (") + g_lib.description + ")";
+            g_detail = "matmul through " + std::string(family_name(g_lib.family)) + ", " + threads +
+                       (n > 0 ? " = " + std::to_string(n) : std::string());
+            if (host && host->log) host->log(OPKIT_LOG_INFO, ("loaded " + g_lib.description).c_str());
+        }
+        desc->version = g_version.c_str();
+        desc->device_count = g_loaded ? 1 : 0;
+        desc->detail = g_detail.c_str();
+        return OPKIT_OK;
+    });
+}
+
+extern "C" OPKIT_VENDOR_EXPORT void opkit_vendor_shutdown(void) {
+    guarded("opkit_vendor_shutdown", []() -> opkit_status {
+        if (g_loaded) unload_cblas(&g_lib);
+        g_loaded = false;
+        return OPKIT_OK;
+    });
+}
+
+extern "C" OPKIT_VENDOR_EXPORT const char* opkit_vendor_last_error(void) { return opkit_blas::last_error(); }
