@@ -44,8 +44,8 @@ extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_init(const opkit_vendor
             const std::string threads = apply_thread_policy(g_lib);
             const int n = library_threads(g_lib);
             g_version += std::string(" (") + g_lib.description + ")";
-            g_detail = "matmul through " + std::string(family_name(g_lib.family)) + ", " + threads +
-                       (n > 0 ? " = " + std::to_string(n) : std::string());
+            g_detail = "matmul through " + std::string(family_name(g_lib.family)) + "; " + threads;
+            if (n > 0) g_detail += "; the library reports " + std::to_string(n) + " thread(s)";
             if (host && host->log) host->log(OPKIT_LOG_INFO, ("loaded " + g_lib.description).c_str());
         }
         desc->version = g_version.c_str();
