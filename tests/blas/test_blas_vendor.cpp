@@ -28,13 +28,12 @@ struct VendorState {
     std::string detail, version;
 };
 
-// opkit initialized with the blas vendor only (the build tree's lib/opkit/vendors, found as
-// an installed vendor is) (or with it disabled), shut down at scope end.
+// opkit initialized with the blas vendor only (or with it disabled), shut down at scope end.
 struct Session {
     explicit Session(bool with_blas) {
         opkit_init_options o{};
         o.struct_size = sizeof o;
-        o.vendor_path = "";  // no search path (not even $OPKIT_VENDOR_PATH): only the install directory
+        o.vendor_path = OPKIT_BLAS_VENDOR_DIR;  // where the build tree keeps it (vendors/blas/CMakeLists.txt)
         o.vendors = with_blas ? "blas" : nullptr;
         o.vendors_disable = with_blas ? nullptr : "blas";
         o.host_fallback = -1;

@@ -10,6 +10,7 @@
 // whose rows BLAS cannot address in place (a stride smaller than the row, e.g. a
 // broadcast row of stride 0).
 #include "errors.h"
+#include "op_spec.hpp"
 #include "half_convert.h"
 #include "matrix_view.h"
 #include "vendor.h"
@@ -122,33 +123,26 @@ void sgemm_widened(const Cblas& lib, Half h, const Problem& p) {
     }
 }
 
-}  // namespace
-}  // namespace opkit_blas
-
-using namespace opkit_blas;
-
-extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_matmul(const opkit_tensor* a, const opkit_tensor* b,
-                                                                opkit_tensor* c, float alpha, float beta,
-                                                                int32_t trans_a, int32_t trans_b,
-                                                                opkit_stream stream) {
-    (void)stream;  // CPU ops complete before returning
+// The call, as libopkit passed it (spec/ops.h's parameters of matmul).
+opkit_status matmul(const opkit::args::matmul& call) {
     return guarded("matmul", [&]() -> opkit_status {
         const Cblas* lib = loaded_library();
         if (!lib) return OPKIT_BLAS_DECLINE("matmul: no CBLAS is loaded");
+        const opkit_tensor* a = call.a;
         Problem p{};
-        p.a = view_of(a);
-        p.b = view_of(b);
-        p.c = view_of(c);
-        p.trans_a = trans_a != 0;
-        p.trans_b = trans_b != 0;
-        p.alpha = alpha;
-        p.beta = beta;
+        p.a = view_of(call.a);
+        p.b = view_of(call.b);
+        p.c = view_of(call.c);
+        p.trans_a = call.trans_a != 0;
+        p.trans_b = call.trans_b != 0;
+        p.alpha = call.alpha;
+        p.beta = call.beta;
         p.M = p.c.rows;
         p.N = p.c.cols;
         p.K = p.trans_a ? p.a.rows : p.a.cols;
         p.batches = p.c.batches;
         if (p.M == 0 || p.N == 0 || p.batches == 0) return OPKIT_OK;  // c has no element
-        if (alpha == 0.0f)
+        if (p.alpha == 0.0f)
             return OPKIT_BLAS_DECLINE("matmul: alpha is 0; BLAS would skip op(a)*op(b), so a NaN in a or b "
                                       "would not reach c as it does on the CPU default");
         OPKIT_BLAS_TRY(check_limits(p));
@@ -170,3 +164,9 @@ extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_matmul(const opkit_tens
         return OPKIT_OK;
     });
 }
+
+}  // namespace
+}  // namespace opkit_blas
+
+// opkit_vendor_matmul, its parameter list expanded from the spec.
+OPKIT_SPEC_DEFINE_ENTRY(OPKIT_VENDOR_EXPORT, opkit_vendor_, matmul, opkit_blas::matmul)
