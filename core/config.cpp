@@ -106,6 +106,7 @@ opkit_status read_settings(const opkit_init_options* o, Settings* out) {
     }
     s.num_threads = env_int("OPKIT_NUM_THREADS", 0);
     s.verify = env_share("OPKIT_VERIFY");
+    s.validation_memo = env_int("OPKIT_VALIDATION_MEMO", 1) != 0;
     *out = std::move(s);
     return OPKIT_OK;
 }

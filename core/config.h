@@ -19,6 +19,8 @@ struct Settings {
     int32_t num_threads = 0;                   // OPKIT_NUM_THREADS; 0 = hardware threads
     double verify = 0.0;                       // OPKIT_VERIFY: share of vendor-served calls
                                                // re-run on the CPU and compared (0 = off)
+    bool validation_memo = true;               // OPKIT_VALIDATION_MEMO=0 turns it off
+                                               // (validate_cache.h)
 };
 
 // Fails with INVALID_ARGUMENT (and a message) on a bad struct_size or value.

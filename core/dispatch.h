@@ -1,7 +1,8 @@
 // Dispatch: walk the (op, device type) candidate list built at init until one
 // implementation does not decline; then, for a device no candidate served, the host
 // fallback when it is on. The hot path is a table lookup plus an indirect call, and a few
-// stores into this thread's DispatchRecord (what opkit_last_dispatch() reports).
+// stores into this thread's DispatchRecord (what opkit_last_dispatch() reports);
+// everything after a decline is out of line (dispatch_rest).
 #pragma once
 
 #include "cpu/kernels.h"
@@ -20,37 +21,34 @@ namespace opkit {
 
 opkit_status nobody_served(const Runtime& rt, OpId id, opkit_device dev, const std::string& declined);
 
-// Leaves this thread's DispatchRecord (dispatch_record.h): a few stores on the way.
+// One candidate, called the way its kind needs: the built-in kernel directly, a vendor's
+// symbol through call_vendor (exceptions caught, statuses mapped), or verified.
 template <OpId Id>
-opkit_status dispatch(opkit_device dev, const OpArgs<Id>& args) {
-    const Runtime& rt = *runtime_if_initialized();  // validation initialized it
+inline opkit_status call_candidate(const Runtime& rt, const Candidate& c, opkit_device dev, const OpArgs<Id>& args) {
+    if (c.vendor < 0) return reinterpret_cast<cpu::KernelFn<Id>>(c.fn)(args);
+    if (__builtin_expect(rt.verify != nullptr, 0)) return call_vendor_verified<Id>(rt, c, dev, args);  // OPKIT_VERIFY
+    const loader::Vendor& v = rt.vendors[size_t(c.vendor)];
+    return call_vendor(v, kOpNames[int32_t(Id)], &OpTraits<Id>::call, reinterpret_cast<OpFn<Id>>(c.fn), args);
+}
+
+// The slow rest of dispatch: when the first candidate declined (first_declined), record
+// that and try the others; then the host fallback or the "nobody served" error. Off the
+// hot path, which is one candidate that serves the call.
+template <OpId Id>
+__attribute__((noinline, cold)) opkit_status dispatch_rest(const Runtime& rt, const CandidateList& list,
+                                                           bool first_declined, opkit_device dev,
+                                                           const OpArgs<Id>& args) {
     DispatchRecord& rec = t_dispatch;
-    rec.generation = rt.generation;
-    rec.op = int32_t(Id);
-    rec.device_type = dev.device_type;
-    rec.served = kServedByNobody;
-    rec.first_decliner = kServedByNobody;
-    rec.declined = 0;
-    rec.status = kPending;
-    const DeviceEntry* d = rt.device(dev.device_type);
-    const CandidateList& list = d->ops[int32_t(Id)];
     std::string declined;
     for (int32_t i = 0; i < list.count; ++i) {
         const Candidate& c = list.items[i];
-        opkit_status s;
-        if (c.vendor < 0) {
-            s = reinterpret_cast<cpu::KernelFn<Id>>(c.fn)(args);
-        } else if (__builtin_expect(rt.verify != nullptr, 0)) {  // OPKIT_VERIFY (verify.h)
-            s = call_vendor_verified<Id>(rt, c, dev, args);
-        } else {
-            const loader::Vendor& v = rt.vendors[size_t(c.vendor)];
-            s = call_vendor(v, kOpNames[int32_t(Id)], &OpTraits<Id>::call, reinterpret_cast<OpFn<Id>>(c.fn),
-                            args);
-        }
-        if (s != OPKIT_ERROR_UNSUPPORTED) {
-            rec.served = int16_t(c.vendor);  // -1 = kServedByDefault
-            rec.status = s;
-            return s;
+        if (i > 0 || !first_declined) {
+            const opkit_status s = call_candidate<Id>(rt, c, dev, args);
+            if (s != OPKIT_ERROR_UNSUPPORTED) {
+                rec.served = int16_t(c.vendor);  // -1 = kServedByDefault
+                rec.status = s;
+                return s;
+            }
         }
         if (rec.declined++ == 0) rec.first_decliner = int16_t(c.vendor);
         if (c.vendor >= 0) {
@@ -70,6 +68,34 @@ opkit_status dispatch(opkit_device dev, const OpArgs<Id>& args) {
     }
     rec.status = s;
     return s;
+}
+
+// Leaves this thread's DispatchRecord (dispatch_record.h): a few stores on the way.
+// `rt` is the runtime the entry point validated against (op_entry.h).
+template <OpId Id>
+opkit_status dispatch(const Runtime& rt, opkit_device dev, const OpArgs<Id>& args) {
+    DispatchRecord& rec = t_dispatch;
+    rec.generation = rt.generation;
+    rec.op = int32_t(Id);
+    rec.device_type = dev.device_type;
+    rec.served = kServedByNobody;
+    rec.first_decliner = kServedByNobody;
+    rec.declined = 0;
+    rec.status = kPending;
+    // devices[0] is always the CPU (runtime.h): no search for the common case
+    const DeviceEntry* d = dev.device_type == OPKIT_DEVICE_CPU ? &rt.devices[0] : rt.device(dev.device_type);
+    const CandidateList& list = d->ops[int32_t(Id)];
+    if (__builtin_expect(list.count > 0, 1)) {
+        const Candidate& c = list.items[0];
+        const opkit_status s = call_candidate<Id>(rt, c, dev, args);
+        if (__builtin_expect(s != OPKIT_ERROR_UNSUPPORTED, 1)) {
+            rec.served = int16_t(c.vendor);  // -1 = kServedByDefault
+            rec.status = s;
+            return s;
+        }
+        return dispatch_rest<Id>(rt, list, true, dev, args);
+    }
+    return dispatch_rest<Id>(rt, list, false, dev, args);
 }
 
 }  // namespace opkit

@@ -5,14 +5,12 @@
 #include <cstring>
 
 namespace opkit {
-namespace {
 // Default (dynamic) TLS model on purpose: initial-exec would be a little faster but
 // takes static TLS, which processes that dlopen libopkit late (Python's ctypes, Julia,
 // Rust's libloading) may have used up ("cannot allocate memory in static TLS block").
 // On x86-64 the build uses TLS descriptors (-mtls-dialect=gnu2), which keep the
 // access cheap when space is available.
-thread_local char t_message[1024];
-}
+thread_local char t_message[kErrorMessageSize];
 
 opkit_status fail(opkit_status status, const char* fmt, ...) {
     va_list ap;
@@ -28,7 +26,6 @@ void prefix_error(const char* prefix) {
     memcpy(t_message, tmp, sizeof tmp);
 }
 
-void clear_error() { t_message[0] = '\0'; }
 const char* last_error() { return t_message; }
 
 }  // namespace opkit

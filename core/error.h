@@ -14,7 +14,11 @@ opkit_status fail(opkit_status status, const char* fmt, ...)
     __attribute__((format(printf, 2, 3)));
 // Prefixes the current thread's message ("rms_norm_forward: " + message).
 void prefix_error(const char* prefix);
-void clear_error();
+// This thread's message (error.cpp says why its TLS model is the default one).
+constexpr int kErrorMessageSize = 1024;
+extern thread_local char t_message[kErrorMessageSize];
+// Inline: every op call clears it first.
+inline void clear_error() { t_message[0] = '\0'; }
 const char* last_error();
 
 // Runs f() and turns any escaping exception into a status with a message. Every public

@@ -8,9 +8,27 @@
 
 #include "dispatch.h"
 #include "dispatch_record.h"
+#include "validate_cache.h"
 #include "validate_ops.h"
 
 namespace opkit {
+
+// validate_op(), skipping its layout half when the call repeats the layout of this
+// thread's last accepted call of the op (validate_cache.h says why that decides nothing
+// differently).
+template <class Args>
+opkit_status validate_call(const Runtime& rt, const Args& args, opkit_device* device) {
+    constexpr OpId id = OpIdOf<Args>::value;
+    validate::MemoCall* memo = rt.settings.validation_memo ? validate::thread_memo(int32_t(id)) : nullptr;
+    if (__builtin_expect(memo != nullptr, 1) && memo->generation == rt.generation &&
+        validate::memo_accepts(*memo, args)) {
+        *device = memo->device;
+        return OPKIT_OK;
+    }
+    const opkit_status s = validate_op(args, device);
+    if (s == OPKIT_OK && memo) validate::remember(*memo, args, rt.generation, *device);
+    return s;
+}
 
 template <class Args>
 opkit_status run_op(const Args& args) noexcept {
@@ -23,9 +41,9 @@ opkit_status run_op(const Args& args) noexcept {
         if (!rt) return OPKIT_ERROR_INTERNAL;
         generation = rt->generation;
         opkit_device device;
-        OPKIT_TRY(validate_op(args, &device));
+        OPKIT_TRY(validate_call(*rt, args, &device));
         dispatched = true;
-        return dispatch<id>(device, args);  // records what it did (dispatch_record.h)
+        return dispatch<id>(*rt, device, args);  // records what it did (dispatch_record.h)
     });
     // A failed call may not have reached dispatch, or left it by an exception.
     if (__builtin_expect(s != OPKIT_OK, 0)) record_failed_call(int32_t(id), generation, s, dispatched);

@@ -14,10 +14,12 @@
 #include <stdexcept>
 
 namespace opkit {
+
+std::atomic<Runtime*> g_runtime{nullptr};  // runtime.h
+
 namespace {
 
 std::mutex g_init_mutex;
-std::atomic<Runtime*> g_runtime{nullptr};
 uint64_t g_generation = 0;  // guarded by g_init_mutex
 
 void vendor_log(int32_t level, const char* message) {
@@ -136,9 +138,8 @@ namespace testing {
 std::atomic<bool> throw_in_next_init{false};
 }
 
-Runtime* runtime() {
-    Runtime* rt = g_runtime.load(std::memory_order_acquire);
-    if (rt) return rt;
+Runtime* runtime_slow() {
+    Runtime* rt;
     std::lock_guard<std::mutex> lock(g_init_mutex);
     rt = g_runtime.load(std::memory_order_acquire);
     if (rt) return rt;

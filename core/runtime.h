@@ -57,9 +57,18 @@ struct Runtime {
     }
 };
 
+// The published runtime (runtime.cpp); read it through runtime().
+extern std::atomic<Runtime*> g_runtime;
+// The first use: initializes with defaults under the init lock (runtime.cpp).
+Runtime* runtime_slow();
+
 // The runtime, initializing with defaults on first use. Returns nullptr (with the
-// thread's error message set) only when default initialization itself failed.
-Runtime* runtime();
+// thread's error message set) only when default initialization itself failed. Inline:
+// every op call starts here, and once initialized it is one acquire load.
+inline Runtime* runtime() {
+    Runtime* rt = g_runtime.load(std::memory_order_acquire);
+    return __builtin_expect(rt != nullptr, 1) ? rt : runtime_slow();
+}
 // The runtime if initialized, else nullptr (never initializes).
 Runtime* runtime_if_initialized();
 

@@ -114,12 +114,12 @@ const char* shape_string(const opkit_tensor* t) {
     return b;
 }
 
-opkit_status required(const char* op, const opkit_tensor* t, const char* name) {
+opkit_status required_checked(const char* op, const opkit_tensor* t, const char* name) {
     if (!t) return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", op, name);
-    return well_formed(op, t, name);
+    return well_formed_checked(op, t, name);
 }
 
-opkit_status well_formed(const char* op, const opkit_tensor* t, const char* name) {
+opkit_status well_formed_checked(const char* op, const opkit_tensor* t, const char* name) {
     if (t->ndim < 0)
         return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: %s has negative ndim %d", op, name, int(t->ndim));
     if (t->ndim > kMaxDims)
@@ -190,7 +190,7 @@ opkit_status well_formed(const char* op, const opkit_tensor* t, const char* name
     return OPKIT_OK;
 }
 
-opkit_status float_dtype(const char* op, const opkit_tensor* t, const char* name, DType* out) {
+opkit_status float_dtype_checked(const char* op, const opkit_tensor* t, const char* name, DType* out) {
     const DType d = dtype_of(t);
     if (!is_float(d))
         return fail(OPKIT_ERROR_UNSUPPORTED, "%s: %s has dtype %s; supported: f32, f16, bf16", op,
@@ -199,7 +199,7 @@ opkit_status float_dtype(const char* op, const opkit_tensor* t, const char* name
     return OPKIT_OK;
 }
 
-opkit_status same_dtype(const char* op, const opkit_tensor* t, const char* name, DType want,
+opkit_status same_dtype_checked(const char* op, const opkit_tensor* t, const char* name, DType want,
                         const char* ref_name) {
     const DType d = dtype_of(t);
     if (d == want) return OPKIT_OK;
@@ -225,19 +225,19 @@ opkit_status index_dtype(const char* op, const opkit_tensor* t, const char* name
                 dtype_name(t->dtype));
 }
 
-opkit_status ndim(const char* op, const opkit_tensor* t, const char* name, int32_t want) {
+opkit_status ndim_checked(const char* op, const opkit_tensor* t, const char* name, int32_t want) {
     if (t->ndim == want) return OPKIT_OK;
     return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: %s has %d dimensions %s; expected %d", op, name,
                 int(t->ndim), shape_string(t), int(want));
 }
 
-opkit_status min_ndim(const char* op, const opkit_tensor* t, const char* name, int32_t want) {
+opkit_status min_ndim_checked(const char* op, const opkit_tensor* t, const char* name, int32_t want) {
     if (t->ndim >= want) return OPKIT_OK;
     return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: %s has %d dimensions; expected at least %d",
                 op, name, int(t->ndim), int(want));
 }
 
-opkit_status shape(const char* op, const opkit_tensor* t, const char* name,
+opkit_status shape_checked(const char* op, const opkit_tensor* t, const char* name,
                    std::initializer_list<int64_t> expect) {
     bool ok = t->ndim == int32_t(expect.size());
     int32_t i = 0;
@@ -253,17 +253,13 @@ opkit_status shape(const char* op, const opkit_tensor* t, const char* name,
                 shape_string(t), want);
 }
 
-opkit_status same_shape(const char* op, const opkit_tensor* t, const char* name,
+opkit_status same_shape_checked(const char* op, const opkit_tensor* t, const char* name,
                         const opkit_tensor* ref, const char* ref_name) {
     bool ok = t->ndim == ref->ndim;
     for (int32_t i = 0; ok && i < t->ndim; ++i) ok = t->shape[i] == ref->shape[i];
     if (ok) return OPKIT_OK;
     return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: %s has shape %s but %s has shape %s", op, name,
                 shape_string(t), ref_name, shape_string(ref));
-}
-
-opkit_status vector_of(const char* op, const opkit_tensor* t, const char* name, int64_t n) {
-    return shape(op, t, name, {n});
 }
 
 opkit_status device_usable(const char* op, opkit_device device) {
