@@ -5,6 +5,7 @@
 #include "convert.h"
 #include "kernels.h"
 #include "rows.h"
+#include "vec_act.h"
 #include "vec_math.h"
 
 #include <cinttypes>
@@ -50,7 +51,7 @@ float reduction_scale(int32_t reduction, int64_t valid) {
 void gradient_row(const float* row, float lse, int64_t t, float eps, int64_t V, float scale,
                   float* grad) {
     const float smooth = eps / float(V);
-    for (int64_t j = 0; j < V; ++j) grad[j] = (std::exp(row[j] - lse) - smooth) * scale;
+    vec::softmax_minus(row, lse, smooth, scale, grad, V);
     grad[t] -= (1.0f - eps) * scale;
 }
 

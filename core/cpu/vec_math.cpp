@@ -1,6 +1,7 @@
 #include "vec_math.h"
 
 #include "simd.h"
+#include "vec_exp.h"
 
 #include <cmath>
 
@@ -47,7 +48,7 @@ OPKIT_CLONES float max(const float* x, int64_t n) {
 }
 
 OPKIT_CLONES float exp_shifted(const float* x, float shift, float* y, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i] - shift);
+    for (int64_t i = 0; i < n; ++i) y[i] = exp_fast(x[i] - shift);
     return sum(y, n);
 }
 
