@@ -3,41 +3,35 @@
 #include "convert.h"
 #include "kernels.h"
 #include "rows.h"
+#include "vec_math.h"
 
 namespace opkit::cpu {
 namespace {
 
-// sign = +1: y = x*cos + rotate_half(x)*sin; sign = -1: the transpose (backward),
+// y = x*cos + rotate_half(x)*sin (forward); the transpose (backward),
 // dx[i] = dy[i]*cos[i] + dy[i+h]*sin[i+h], dx[i+h] = dy[i+h]*cos[i+h] - dy[i]*sin[i].
+// One task per position (b, t): its angles are converted once for all H heads.
 void rotate(const opkit_tensor* x, const opkit_tensor* cos, const opkit_tensor* sin,
             opkit_tensor* y, bool backward) {
-    const int64_t B = x->shape[0], T = x->shape[1], H = x->shape[2], D = x->shape[3], h = D / 2;
+    const int64_t B = x->shape[0], T = x->shape[1], H = x->shape[2], D = x->shape[3];
     const DType dt = dtype_of(x);
     const bool batched_angles = cos->ndim == 3;
-    for_each_row(B * T * H, D, [&](int64_t r) {
-        const int64_t hh = r % H, t = (r / H) % T, b = r / (H * T);
-        const int64_t xi[4] = {b, t, hh, 0};
+    for_each_row(B * T, H * D, [&](int64_t p) {
+        const int64_t t = p % T, b = p / T;
         const int64_t ai3[3] = {b, t, 0}, ai2[2] = {t, 0};
         const int64_t* ai = batched_angles ? ai3 : ai2;
-        float* xr = scratch(0, D);
         float* c = scratch(1, D);
         float* s = scratch(2, D);
-        load_f32(dt, element_ptr(x, xi), xr, D);
         load_f32(dt, element_ptr(cos, ai), c, D);
         load_f32(dt, element_ptr(sin, ai), s, D);
+        float* xr = scratch(0, D);
         float* out = scratch(3, D);
-        if (!backward) {
-            for (int64_t i = 0; i < h; ++i) {
-                out[i] = xr[i] * c[i] - xr[i + h] * s[i];
-                out[i + h] = xr[i + h] * c[i + h] + xr[i] * s[i + h];
-            }
-        } else {
-            for (int64_t i = 0; i < h; ++i) {
-                out[i] = xr[i] * c[i] + xr[i + h] * s[i + h];
-                out[i + h] = xr[i + h] * c[i + h] - xr[i] * s[i];
-            }
+        for (int64_t hh = 0; hh < H; ++hh) {
+            const int64_t xi[4] = {b, t, hh, 0};
+            load_f32(dt, element_ptr(x, xi), xr, D);
+            vec::rotate_half(xr, c, s, out, D, backward);
+            store_f32(dt, out, element_ptr(y, xi), D);
         }
-        store_f32(dt, out, element_ptr(y, xi), D);
     });
 }
 

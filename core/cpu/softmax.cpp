@@ -30,7 +30,7 @@ opkit_status softmax_backward(const args::softmax_backward& args) {
         load_f32(dt, yv.row(r), yr, n);
         load_f32(dt, dyv.row(r), g, n);
         const float s = vec::dot(g, yr, n);
-        for (int64_t i = 0; i < n; ++i) g[i] = yr[i] * (g[i] - s);
+        vec::mul_shifted(yr, s, g, n);
         store_f32(dt, g, dxv.row(r), n);
     });
     return OPKIT_OK;

@@ -68,4 +68,24 @@ OPKIT_CLONES void add(const float* x, float* y, int64_t n) {
     for (int64_t i = 0; i < n; ++i) y[i] += x[i];
 }
 
+OPKIT_CLONES void mul_shifted(const float* y, float s, float* g, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) g[i] = y[i] * (g[i] - s);
+}
+
+OPKIT_CLONES void rotate_half(const float* x, const float* c, const float* s, float* out, int64_t d,
+                              bool backward) {
+    const int64_t h = d / 2;
+    if (!backward) {
+        for (int64_t i = 0; i < h; ++i) {
+            out[i] = x[i] * c[i] - x[i + h] * s[i];
+            out[i + h] = x[i + h] * c[i + h] + x[i] * s[i + h];
+        }
+    } else {
+        for (int64_t i = 0; i < h; ++i) {
+            out[i] = x[i] * c[i] + x[i + h] * s[i + h];
+            out[i + h] = x[i + h] * c[i + h] - x[i] * s[i];
+        }
+    }
+}
+
 }  // namespace opkit::cpu::vec

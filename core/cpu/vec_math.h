@@ -16,5 +16,9 @@ void scale(float* x, float s, int64_t n);                        // x *= s
 void mul(const float* a, const float* b, float* y, int64_t n);   // y = a * b
 void axpy(float alpha, const float* x, float* y, int64_t n);     // y += alpha * x
 void add(const float* x, float* y, int64_t n);                   // y += x
+void mul_shifted(const float* y, float s, float* g, int64_t n);  // g = y * (g - s)
+// RoPE's rotate-half of one head of d elements: out = x*c + rotate_half(x)*s, or with
+// backward its transpose. out must not alias x.
+void rotate_half(const float* x, const float* c, const float* s, float* out, int64_t d, bool backward);
 
 }  // namespace opkit::cpu::vec
