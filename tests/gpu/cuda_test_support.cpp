@@ -113,8 +113,8 @@ std::string shape_str(const std::vector<int64_t>& s) {
     return o.str();
 }
 
-Tensor::Tensor(opkit_dtype dtype, std::vector<int64_t> shape, Layout layout)
-    : dtype_(dtype), shape_(std::move(shape)), offset_(layout.offset) {
+Tensor::Tensor(opkit_dtype dtype, std::vector<int64_t> shape, Layout layout, int32_t device_id)
+    : dtype_(dtype), shape_(std::move(shape)), offset_(layout.offset), device_{kDeviceType, device_id} {
     const int nd = int(shape_.size());
     std::vector<int> perm = layout.perm;
     if (perm.empty())
@@ -130,7 +130,7 @@ Tensor::Tensor(opkit_dtype dtype, std::vector<int64_t> shape, Layout layout)
     if (numel() == 0) span = offset_ + 1;
     const size_t bytes = size_t(span) * element_size();
     host_.assign(bytes, 0xA5);  // recognizable padding
-    REQUIRE(opkit_malloc(kGpu, bytes, &dev_) == OPKIT_OK);
+    REQUIRE(opkit_malloc(device_, bytes, &dev_) == OPKIT_OK);
     for (opkit_tensor* t : {&cpu_, &gpu_}) {
         t->ndim = nd;
         t->dtype = dtype_;
@@ -141,10 +141,10 @@ Tensor::Tensor(opkit_dtype dtype, std::vector<int64_t> shape, Layout layout)
     cpu_.data = host_.data();
     cpu_.device = kCpu;
     gpu_.data = dev_;
-    gpu_.device = kGpu;
+    gpu_.device = device_;
 }
 
-Tensor::~Tensor() { opkit_free(kGpu, dev_); }
+Tensor::~Tensor() { opkit_free(device_, dev_); }
 
 int64_t Tensor::numel() const {
     int64_t n = 1;
@@ -208,13 +208,13 @@ void Tensor::random_ints(int64_t lo, int64_t hi, uint64_t seed) {
 void Tensor::poison() { std::fill(host_.begin(), host_.end(), uint8_t(0xFF)); }
 
 void Tensor::upload() {
-    REQUIRE(opkit_memcpy(dev_, kGpu, host_.data(), kCpu, host_.size(), nullptr) == OPKIT_OK);
+    REQUIRE(opkit_memcpy(dev_, device_, host_.data(), kCpu, host_.size(), nullptr) == OPKIT_OK);
 }
 
 std::vector<uint8_t> Tensor::download() const {
     std::vector<uint8_t> out(host_.size());
-    REQUIRE(opkit_synchronize(kGpu, nullptr) == OPKIT_OK);
-    REQUIRE(opkit_memcpy(out.data(), kCpu, dev_, kGpu, out.size(), nullptr) == OPKIT_OK);
+    REQUIRE(opkit_synchronize(device_, nullptr) == OPKIT_OK);
+    REQUIRE(opkit_memcpy(out.data(), kCpu, dev_, device_, out.size(), nullptr) == OPKIT_OK);
     return out;
 }
 

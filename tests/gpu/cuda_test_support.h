@@ -70,7 +70,9 @@ struct Layout {
 
 class Tensor {
 public:
-    Tensor(opkit_dtype dtype, std::vector<int64_t> shape, Layout layout = {});
+    // The device copy lives on device `device_id` of the vendor under test (the
+    // multi-GPU tests use 1; everything else 0).
+    Tensor(opkit_dtype dtype, std::vector<int64_t> shape, Layout layout = {}, int32_t device_id = 0);
     ~Tensor();
     Tensor(const Tensor&) = delete;
     Tensor& operator=(const Tensor&) = delete;
@@ -103,6 +105,7 @@ private:
     opkit_dtype dtype_;
     std::vector<int64_t> shape_, strides_;
     int64_t offset_ = 0;
+    opkit_device device_ = kGpu;
     std::vector<uint8_t> host_;
     void* dev_ = nullptr;
     opkit_tensor cpu_{}, gpu_{};
