@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <strings.h>
 #include <vector>
 
 namespace opkit_blas {
@@ -69,6 +70,31 @@ Family identify(void* handle, std::string* version) {
     return Family::unknown;
 }
 
+// OpenBLAS built with DYNAMIC_ARCH picks its kernels by CPU model; a model missing from
+// its table (as VMs often report: "Intel Xeon Processor") gets the generic SSE3
+// "Prescott" kernels, 5-8x slower than the AVX2/AVX-512 ones on the same CPU (measured on
+// the H100 machine's Xeon: 15 against 121 GFLOP/s at 1024^3, one thread). Says so, and
+// what to set, when the chosen core is such a baseline on a CPU with AVX2.
+std::string openblas_core_warning(void* handle) {
+    auto corename = sym<const char* (*)()>(handle, "openblas_get_corename");
+    const char* core = corename ? corename() : nullptr;
+    if (!core) return "";
+    static const char* const kBaseline[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem",
+                                            "Katmai", "Coppermine", "Northwood", "Banias", "Atom"};
+    bool baseline = false;
+    for (const char* b : kBaseline) baseline = baseline || strcasecmp(core, b) == 0;
+#if defined(__x86_64__) || defined(__i386__)
+    if (!baseline || !__builtin_cpu_supports("avx2")) return "";
+    const bool avx512 = __builtin_cpu_supports("avx512f");
+#else
+    return "";  // the baseline names above are x86 cores
+    const bool avx512 = false;
+#endif
+    return std::string("OpenBLAS chose its generic ") + core +
+           " kernels on a CPU with AVX2 that its DYNAMIC_ARCH table does not know; set OPENBLAS_CORETYPE=" +
+           (avx512 ? "SkylakeX" : "Haswell") + " before the process starts for several times the speed";
+}
+
 // Fills lib from an open handle; false with *why when it lacks cblas_sgemm or is a
 // generic name behind which no tuned library was identified.
 bool adopt(void* handle, const Candidate& c, Cblas* lib, std::string* why) {
@@ -91,6 +117,7 @@ bool adopt(void* handle, const Candidate& c, Cblas* lib, std::string* why) {
     Dl_info info{};
     lib->file = dladdr(reinterpret_cast<void*>(sgemm), &info) && info.dli_fname ? info.dli_fname : c.name;
     lib->description = version + " (" + lib->file + ")";
+    if (lib->family == Family::openblas) lib->warning = openblas_core_warning(handle);
     if (lib->sbgemm) lib->description += ", cblas_sbgemm for bf16";
     return true;
 }

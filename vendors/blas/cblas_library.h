@@ -35,6 +35,7 @@ struct Cblas {
     Family family = Family::unknown;
     std::string file;         // the file cblas_sgemm lives in (dladdr)
     std::string description;  // "OpenBLAS 0.3.21 ... (/usr/lib/.../libopenblas.so.0)"
+    std::string warning;      // non-empty: a reason it will be slow here (logged, in detail)
     SgemmFn sgemm = nullptr;
     SbgemmFn sbgemm = nullptr;  // NULL when the library has none: bf16 is converted
 };

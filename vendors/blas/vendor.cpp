@@ -47,6 +47,10 @@ extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_init(const opkit_vendor
             g_detail = "matmul through " + std::string(family_name(g_lib.family)) + "; " + threads;
             if (n > 0) g_detail += "; the library reports " + std::to_string(n) + " thread(s)";
             if (host && host->log) host->log(OPKIT_LOG_INFO, ("loaded " + g_lib.description).c_str());
+            if (!g_lib.warning.empty()) {
+                g_detail += "; " + g_lib.warning;
+                if (host && host->log) host->log(OPKIT_LOG_WARN, g_lib.warning.c_str());
+            }
         }
         desc->version = g_version.c_str();
         desc->device_count = g_loaded ? 1 : 0;
