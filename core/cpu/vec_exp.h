@@ -44,7 +44,9 @@ __attribute__((always_inline)) inline float exp_fast(float x) {
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
-    const int32_t ni = int32_t(n), e1 = ni >> 1, e2 = ni - e1;
+    // NaN stays in p; n itself must be a number before the conversion (a NaN converted to
+    // int is undefined behaviour, whatever the instruction would give).
+    const int32_t ni = int32_t(n == n ? n : 0.0f), e1 = ni >> 1, e2 = ni - e1;
     return p * bits_to_float(uint32_t(e1 + 127) << 23) * bits_to_float(uint32_t(e2 + 127) << 23);
 }
 
