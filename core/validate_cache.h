@@ -93,53 +93,58 @@ inline uint64_t extent_of(const opkit_tensor* t) {
 // this file. One pass over the arguments.
 template <class Args>
 bool memo_accepts(const MemoCall& memo, const Args& a) {
+    // Spans of the tensors that have elements, compacted (most calls have 2-4): the
+    // overlap test below then loops over those only.
     uintptr_t lo[kMemoTensors], hi[kMemoTensors];
+    int8_t slot[kMemoTensors];  // the compacted span's parameter slot
     bool written[kMemoTensors];
-    int nt = 0, ns = 0;
+    int nt = 0, ns = 0, spans = 0;
     bool ok = true;
     OpTraits<OpIdOf<Args>::value>::for_each(a, [&](ParamKind kind, const char*, const auto& value) {
         using T = std::decay_t<decltype(value)>;
         if constexpr (kIsTensorArg<T>) {
             const MemoTensor& m = memo.t[nt];
-            written[nt] = is_written(kind);
-            lo[nt] = hi[nt] = 0;
+            const int here = nt++;
             if (!ok) return;
             if (!value) {
                 ok = !m.present;
-            } else {
-                uint64_t head[2];
-                head_of(value, head);
-                ok = m.present && head[0] == m.head[0] && head[1] == m.head[1] &&
-                     (value->strides != nullptr) == m.strided && (m.ndim == 0 || value->shape);
-                for (int32_t i = 0; ok && i < m.ndim; ++i) ok = value->shape[i] == m.shape[i];
-                if (m.strided)
-                    for (int32_t i = 0; ok && i < m.ndim; ++i) ok = value->strides[i] == m.strides[i];
-                // well_formed_checked's address checks, in its terms: bytes = extent +
-                // byte_offset fits int64, data + bytes does not wrap, data is present
-                // and data + byte_offset is element-aligned (the last three only when
-                // the tensor has elements).
-                const uint64_t off = value->byte_offset;
-                ok = ok && off <= uint64_t(INT64_MAX);
-                if (ok && m.extent) {
-                    const uintptr_t data = reinterpret_cast<uintptr_t>(value->data);
-                    ok = data && off <= uint64_t(INT64_MAX) - m.extent &&
-                         !__builtin_add_overflow(data, uintptr_t(m.extent + off), &hi[nt]) &&
-                         ((data + uintptr_t(off)) & m.align_mask) == 0;
-                    lo[nt] = data + uintptr_t(off);
-                }
+                return;
             }
-            ++nt;
+            uint64_t head[2];
+            head_of(value, head);
+            ok = m.present && head[0] == m.head[0] && head[1] == m.head[1] &&
+                 (value->strides != nullptr) == m.strided && (m.ndim == 0 || value->shape);
+            for (int32_t i = 0; ok && i < m.ndim; ++i) ok = value->shape[i] == m.shape[i];
+            if (m.strided)
+                for (int32_t i = 0; ok && i < m.ndim; ++i) ok = value->strides[i] == m.strides[i];
+            // well_formed_checked's address checks, in its terms: bytes = extent +
+            // byte_offset fits int64, data + bytes does not wrap, data is present and
+            // data + byte_offset is element-aligned (the last three only when the tensor
+            // has elements).
+            const uint64_t off = value->byte_offset;
+            ok = ok && off <= uint64_t(INT64_MAX);
+            if (ok && m.extent) {
+                const uintptr_t data = reinterpret_cast<uintptr_t>(value->data);
+                ok = data && off <= uint64_t(INT64_MAX) - m.extent &&
+                     !__builtin_add_overflow(data, uintptr_t(m.extent + off), &hi[spans]) &&
+                     ((data + uintptr_t(off)) & m.align_mask) == 0;
+                lo[spans] = data + uintptr_t(off);
+                slot[spans] = int8_t(here);
+                written[spans] = is_written(kind);
+                ++spans;
+            }
         } else {
             ok = ok && scalar_bits(value) == memo.scalars[ns];
             ++ns;
         }
     });
     if (!ok) return false;
-    for (int o = 0; o < nt; ++o) {
-        if (!written[o] || lo[o] == hi[o]) continue;
-        for (int j = 0; j < nt; ++j) {
-            if (j == o || lo[j] == hi[j] || hi[o] <= lo[j] || hi[j] <= lo[o]) continue;
-            if (j == memo.t[o].alias && lo[j] == lo[o]) continue;
+    for (int o = 0; o < spans; ++o) {
+        if (!written[o]) continue;
+        const int8_t alias = memo.t[slot[o]].alias;
+        for (int j = 0; j < spans; ++j) {
+            if (j == o || hi[o] <= lo[j] || hi[j] <= lo[o]) continue;
+            if (slot[j] == alias && lo[j] == lo[o]) continue;
             return false;
         }
     }

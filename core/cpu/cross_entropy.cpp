@@ -55,7 +55,7 @@ void gradient_row(const float* row, float lse, int64_t t, float eps, int64_t V, 
     grad[t] -= (1.0f - eps) * scale;
 }
 
-float log_sum_exp(const float* row, int64_t V, float* tmp) {
+float log_sum_exp(const float* row, int64_t V, float* tmp) {  // tmp: V floats of scratch
     const float m = vec::max(row, V);
     return m + std::log(vec::exp_shifted(row, m, tmp, V));
 }
@@ -73,9 +73,14 @@ opkit_status cross_entropy_forward(const args::cross_entropy_forward& args) {
     std::vector<float> row_loss(size_t(rows), 0.0f);
     const RowView gv = args.dlogits ? RowView(args.dlogits) : RowView();
     for_each_row(rows, V, [&](int64_t r) {
-        float* row = scratch(0, V);
+        // f32 rows are read where they are; other types through a converted copy
         float* tmp = scratch(1, V);
-        load_f32(dt, lv.row(r), row, V);
+        const float* row = reinterpret_cast<const float*>(lv.row(r));
+        if (dt != DType::f32) {
+            float* copy = scratch(0, V);
+            load_f32(dt, lv.row(r), copy, V);
+            row = copy;
+        }
         const float l = log_sum_exp(row, V, tmp);
         const int64_t t = tg.value[size_t(r)];
         if (args.lse) *reinterpret_cast<float*>(vec_elem(args.lse, r)) = l;

@@ -94,28 +94,28 @@ __attribute__((always_inline)) inline void backward(const float* a, const float*
 
 }  // namespace
 
-OPKIT_CLONES void silu_mul(const float* a, const float* b, float* y, int64_t n) { forward<Silu>(a, b, y, n); }
-OPKIT_CLONES void gelu_erf_mul(const float* a, const float* b, float* y, int64_t n) {
+OPKIT_CLONES_WIDE void silu_mul(const float* a, const float* b, float* y, int64_t n) { forward<Silu>(a, b, y, n); }
+OPKIT_CLONES_WIDE void gelu_erf_mul(const float* a, const float* b, float* y, int64_t n) {
     forward<GeluErf>(a, b, y, n);
 }
-OPKIT_CLONES void gelu_tanh_mul(const float* a, const float* b, float* y, int64_t n) {
+OPKIT_CLONES_WIDE void gelu_tanh_mul(const float* a, const float* b, float* y, int64_t n) {
     forward<GeluTanh>(a, b, y, n);
 }
 
-OPKIT_CLONES void silu_mul_backward(const float* a, const float* b, const float* g, float* da, float* db,
+OPKIT_CLONES_WIDE void silu_mul_backward(const float* a, const float* b, const float* g, float* da, float* db,
                                     int64_t n) {
     backward<Silu>(a, b, g, da, db, n);
 }
-OPKIT_CLONES void gelu_erf_mul_backward(const float* a, const float* b, const float* g, float* da, float* db,
+OPKIT_CLONES_WIDE void gelu_erf_mul_backward(const float* a, const float* b, const float* g, float* da, float* db,
                                         int64_t n) {
     backward<GeluErf>(a, b, g, da, db, n);
 }
-OPKIT_CLONES void gelu_tanh_mul_backward(const float* a, const float* b, const float* g, float* da, float* db,
+OPKIT_CLONES_WIDE void gelu_tanh_mul_backward(const float* a, const float* b, const float* g, float* da, float* db,
                                          int64_t n) {
     backward<GeluTanh>(a, b, g, da, db, n);
 }
 
-OPKIT_CLONES void softmax_minus(const float* x, float lse, float smooth, float scale, float* grad, int64_t n) {
+OPKIT_CLONES_WIDE void softmax_minus(const float* x, float lse, float smooth, float scale, float* grad, int64_t n) {
     for (int64_t s = 0; s < n; s += kBlock) {  // grad may be x itself (in place over the logits)
         const int64_t m = n - s < kBlock ? n - s : kBlock;
         float xb[kBlock];

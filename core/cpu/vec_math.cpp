@@ -47,9 +47,29 @@ OPKIT_CLONES float max(const float* x, int64_t n) {
 #undef E
 }
 
-OPKIT_CLONES float exp_shifted(const float* x, float shift, float* y, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) y[i] = exp_fast(x[i] - shift);
-    return sum(y, n);
+// exp and sum in one pass, through 16-element blocks copied to the stack: y may be x
+// itself (softmax works in place), and the fixed blocks vectorize whatever the aliasing.
+// Sixteen partial sums, added in a fixed order, keep the result independent of the clone.
+OPKIT_CLONES_WIDE float exp_shifted(const float* x, float shift, float* y, int64_t n) {
+    float acc[16] = {};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        float v[16];
+        for (int k = 0; k < 16; ++k) v[k] = x[i + k];
+        for (int k = 0; k < 16; ++k) {
+            v[k] = exp_fast(v[k] - shift);
+            acc[k] += v[k];
+        }
+        for (int k = 0; k < 16; ++k) y[i + k] = v[k];
+    }
+    float r = 0.0f;
+    for (int k = 0; k < 16; ++k) r += acc[k];
+    for (; i < n; ++i) {
+        const float e = exp_fast(x[i] - shift);
+        y[i] = e;
+        r += e;
+    }
+    return r;
 }
 
 OPKIT_CLONES void scale(float* x, float s, int64_t n) {
