@@ -108,7 +108,7 @@ def med(fn, reps):
     return statistics.median(t) * 1e3
 
 
-def child(threads, reps):
+def child(threads, reps, ops):
     import torch
     import torch.nn.functional as F
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
@@ -118,6 +118,8 @@ def child(threads, reps):
     rows = []
     for name, dt in (("f32", torch.float32), ("bf16", torch.bfloat16)):
         for op, ok_fn, pt_fn in cases(torch, F, opkit, dt):
+            if ops and not any(o in op for o in ops):
+                continue
             r = {"op": op, "dtype": name, "threads": threads}
             try:
                 r["opkit_ms"] = med(ok_fn, reps)
@@ -134,10 +136,12 @@ def main():
     p.add_argument("--threads", default=None, help="comma list (default: 1 and all cores)")
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--out", required=True)
+    p.add_argument("--ops", default="", help="comma list: only ops whose name contains one of these")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
     a = p.parse_args()
+    ops = [o for o in a.ops.split(",") if o]
     if a.child:
-        print(json.dumps(child(a.child, a.reps)))
+        print(json.dumps(child(a.child, a.reps, ops)))
         return
     threads = [int(t) for t in a.threads.split(",")] if a.threads else [1, os.cpu_count()]
     doc = {"cpu": open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(": "),
@@ -145,7 +149,7 @@ def main():
     for n in threads:
         env = dict(os.environ, OPKIT_NUM_THREADS=str(n), OMP_NUM_THREADS=str(n))
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--out", a.out, "--child", str(n),
-                               "--reps", str(a.reps)], env=env, capture_output=True, text=True)
+                               "--reps", str(a.reps), "--ops", a.ops], env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             print(proc.stderr[-2000:])
             continue
