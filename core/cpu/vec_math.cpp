@@ -1,6 +1,7 @@
 #include "vec_math.h"
 
 #include "simd.h"
+#include "convert.h"
 #include "vec_exp.h"
 
 #include <cmath>
@@ -86,6 +87,53 @@ OPKIT_CLONES void axpy(float alpha, const float* x, float* y, int64_t n) {
 
 OPKIT_CLONES void add(const float* x, float* y, int64_t n) {
     for (int64_t i = 0; i < n; ++i) y[i] += x[i];
+}
+
+OPKIT_CLONES_WIDE float max_bf16(const uint16_t* x, int64_t n) {
+#define E(j) bf16_to_f32(x[j])
+    OPKIT_REDUCE(-INFINITY, E, OPKIT_MAX);
+#undef E
+}
+
+OPKIT_CLONES_WIDE float dot_bf16(const uint16_t* a, const uint16_t* b, int64_t n) {
+#define E(j) (bf16_to_f32(a[j]) * bf16_to_f32(b[j]))
+    OPKIT_REDUCE(0.0f, E, OPKIT_ADD);
+#undef E
+}
+
+// As exp_shifted, from bf16 (y is fp32 scratch, never the input).
+OPKIT_CLONES_WIDE float exp_shifted_bf16(const uint16_t* x, float shift, float* y, int64_t n) {
+    float acc[16] = {};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; ++k) {
+            const float e = exp_fast(bf16_to_f32(x[i + k]) - shift);
+            y[i + k] = e;
+            acc[k] += e;
+        }
+    float r = 0.0f;
+    for (int k = 0; k < 16; ++k) r += acc[k];
+    for (; i < n; ++i) {
+        const float e = exp_fast(bf16_to_f32(x[i]) - shift);
+        y[i] = e;
+        r += e;
+    }
+    return r;
+}
+
+OPKIT_CLONES_WIDE void scale_to_bf16(const float* y, float s, uint16_t* out, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) out[i] = f32_to_bf16(y[i] * s);
+}
+
+// Through 16-element stack blocks: dx may alias y or dy.
+OPKIT_CLONES_WIDE void mul_shifted_bf16(const uint16_t* y, const uint16_t* dy, float s, uint16_t* dx, int64_t n) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        uint16_t out[16];
+        for (int k = 0; k < 16; ++k) out[k] = f32_to_bf16(bf16_to_f32(y[i + k]) * (bf16_to_f32(dy[i + k]) - s));
+        for (int k = 0; k < 16; ++k) dx[i + k] = out[k];
+    }
+    for (; i < n; ++i) dx[i] = f32_to_bf16(bf16_to_f32(y[i]) * (bf16_to_f32(dy[i]) - s));
 }
 
 OPKIT_CLONES void mul_shifted(const float* y, float s, float* g, int64_t n) {

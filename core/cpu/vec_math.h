@@ -17,6 +17,15 @@ void mul(const float* a, const float* b, float* y, int64_t n);   // y = a * b
 void axpy(float alpha, const float* x, float* y, int64_t n);     // y += alpha * x
 void add(const float* x, float* y, int64_t n);                   // y += x
 void mul_shifted(const float* y, float s, float* g, int64_t n);  // g = y * (g - s)
+// bf16 rows read and written as they are (the softmax's passes without fp32 copies);
+// bf16 values are their raw 16-bit patterns.
+float max_bf16(const uint16_t* x, int64_t n);
+// y[i] = exp(x[i] - shift) in fp32; returns the sum of y.
+float exp_shifted_bf16(const uint16_t* x, float shift, float* y, int64_t n);
+void scale_to_bf16(const float* y, float s, uint16_t* out, int64_t n);        // out = y * s
+float dot_bf16(const uint16_t* a, const uint16_t* b, int64_t n);
+// dx = y * (dy - s); dx may be dy or y itself.
+void mul_shifted_bf16(const uint16_t* y, const uint16_t* dy, float s, uint16_t* dx, int64_t n);
 // RoPE's rotate-half of one head of d elements: out = x*c + rotate_half(x)*s, or with
 // backward its transpose. out must not alias x.
 void rotate_half(const float* x, const float* c, const float* s, float* out, int64_t d, bool backward);
