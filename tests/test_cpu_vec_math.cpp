@@ -2,6 +2,7 @@
 // own clone-compiled loops (so the code measured is the code that runs), against double
 // precision over dense sweeps and the edge cases: every result within the bounds
 // vec_exp.h promises.
+#include "cpu/convert.h"
 #include "cpu/vec_act.h"
 #include "cpu/vec_math.h"
 
@@ -139,4 +140,41 @@ TEST_CASE("outputs may alias inputs: results equal the out-of-place ones") {
     opkit::cpu::vec::softmax_minus(x.data(), 0.5f, 0.01f, 2.0f, grad.data(), int64_t(x.size()));
     opkit::cpu::vec::softmax_minus(x.data(), 0.5f, 0.01f, 2.0f, x.data(), int64_t(x.size()));
     CHECK(x == grad);
+}
+
+TEST_CASE("bf16 gated loops equal widening, the f32 loop and rounding; outputs may alias") {
+    const int64_t n = 1000;  // not a multiple of the block
+    std::vector<uint16_t> a(n), b(n), g(n);
+    std::vector<float> af(n), bf(n), gf(n);
+    for (int64_t i = 0; i < n; ++i) {
+        a[i] = opkit::cpu::f32_to_bf16(-6.0f + 0.0123f * float(i));
+        b[i] = opkit::cpu::f32_to_bf16(0.5f + 0.001f * float(i % 97));
+        g[i] = opkit::cpu::f32_to_bf16(-1.0f + 0.002f * float(i % 53));
+        af[i] = opkit::cpu::bf16_to_f32(a[i]);
+        bf[i] = opkit::cpu::bf16_to_f32(b[i]);
+        gf[i] = opkit::cpu::bf16_to_f32(g[i]);
+    }
+    using Fwd = void (*)(const float*, const float*, float*, int64_t);
+    using FwdB = void (*)(const uint16_t*, const uint16_t*, uint16_t*, int64_t);
+    using Bwd = void (*)(const float*, const float*, const float*, float*, float*, int64_t);
+    using BwdB = void (*)(const uint16_t*, const uint16_t*, const uint16_t*, uint16_t*, uint16_t*, int64_t);
+    namespace v = opkit::cpu::vec;
+    const Fwd fwd[] = {v::silu_mul, v::gelu_erf_mul, v::gelu_tanh_mul};
+    const FwdB fwd_b[] = {v::silu_mul_bf16, v::gelu_erf_mul_bf16, v::gelu_tanh_mul_bf16};
+    const Bwd bwd[] = {v::silu_mul_backward, v::gelu_erf_mul_backward, v::gelu_tanh_mul_backward};
+    const BwdB bwd_b[] = {v::silu_mul_backward_bf16, v::gelu_erf_mul_backward_bf16, v::gelu_tanh_mul_backward_bf16};
+    for (int act = 0; act < 3; ++act) {
+        INFO("activation " << act);
+        std::vector<float> yf(n), daf(n), dbf(n);
+        fwd[act](af.data(), bf.data(), yf.data(), n);
+        bwd[act](af.data(), bf.data(), gf.data(), daf.data(), dbf.data(), n);
+        std::vector<uint16_t> y(n), da = a, db = b;
+        fwd_b[act](a.data(), b.data(), y.data(), n);
+        bwd_b[act](da.data(), db.data(), g.data(), da.data(), db.data(), n);  // da over a, db over b
+        int bad = 0;
+        for (int64_t i = 0; i < n; ++i)
+            bad += y[i] != opkit::cpu::f32_to_bf16(yf[i]) || da[i] != opkit::cpu::f32_to_bf16(daf[i]) ||
+                   db[i] != opkit::cpu::f32_to_bf16(dbf[i]);
+        CHECK(bad == 0);
+    }
 }

@@ -7,13 +7,16 @@
 namespace opkit::cpu {
 
 opkit_status geglu_forward(const args::geglu_forward& args) {
-    gated_forward_rows(args, args.approximate == OPKIT_GELU_TANH ? vec::gelu_tanh_mul : vec::gelu_erf_mul);
+    const bool tanh = args.approximate == OPKIT_GELU_TANH;
+    gated_forward_rows(args, tanh ? vec::gelu_tanh_mul : vec::gelu_erf_mul,
+                       tanh ? vec::gelu_tanh_mul_bf16 : vec::gelu_erf_mul_bf16);
     return OPKIT_OK;
 }
 
 opkit_status geglu_backward(const args::geglu_backward& args) {
-    gated_backward_rows(args, args.approximate == OPKIT_GELU_TANH ? vec::gelu_tanh_mul_backward
-                                                                  : vec::gelu_erf_mul_backward);
+    const bool tanh = args.approximate == OPKIT_GELU_TANH;
+    gated_backward_rows(args, tanh ? vec::gelu_tanh_mul_backward : vec::gelu_erf_mul_backward,
+                        tanh ? vec::gelu_tanh_mul_backward_bf16 : vec::gelu_erf_mul_backward_bf16);
     return OPKIT_OK;
 }
 

@@ -17,9 +17,9 @@ opkit_status layer_norm_forward(const args::layer_norm_forward& args) {
         float* row = scratch(0, n);
         load_f32(dt, xv.row(r), row, n);
         const float mu = n ? vec::sum(row, n) / float(n) : 0.0f;
-        for (int64_t i = 0; i < n; ++i) row[i] -= mu;  // two-pass variance: no cancellation
+        vec::shift_scale(row, mu, 1.0f, n);  // two-pass variance: no cancellation
         const float inv = 1.0f / std::sqrt((n ? vec::sum_squares(row, n) / float(n) : 0.0f) + args.eps);
-        for (int64_t i = 0; i < n; ++i) row[i] = row[i] * inv * w[size_t(i)] + b[size_t(i)];
+        vec::scale_mul_add(row, inv, w.data(), b.data(), n);
         store_f32(dt, row, yv.row(r), n);
         if (args.mean) *reinterpret_cast<float*>(vec_elem(args.mean, r)) = mu;
         if (args.rstd) *reinterpret_cast<float*>(vec_elem(args.rstd, r)) = inv;
@@ -41,13 +41,12 @@ opkit_status layer_norm_backward(const args::layer_norm_backward& args) {
         load_f32(dt, dyv.row(r), g, n);
         const float mu = *reinterpret_cast<const float*>(vec_elem(args.mean, r));
         const float inv = *reinterpret_cast<const float*>(vec_elem(args.rstd, r));
-        for (int64_t i = 0; i < n; ++i) xh[i] = (xh[i] - mu) * inv;
-        if (dw_acc)
-            for (int64_t i = 0; i < n; ++i) dw_acc[i] += g[i] * xh[i];
+        vec::shift_scale(xh, mu, inv, n);
+        if (dw_acc) vec::mul_acc(g, xh, dw_acc, n);
         if (db_acc) vec::add(g, db_acc, n);
         vec::mul(g, w.data(), g, n);
         const float mg = vec::sum(g, n) / float(n), mgx = vec::dot(g, xh, n) / float(n);
-        for (int64_t i = 0; i < n; ++i) g[i] = inv * (g[i] - mg - xh[i] * mgx);
+        vec::layer_norm_grad(g, xh, inv, mg, mgx, n);
         store_f32(dt, g, dxv.row(r), n);
     };
     if (!args.dweight && !args.dbias) {

@@ -6,12 +6,12 @@
 namespace opkit::cpu {
 
 opkit_status swiglu_forward(const args::swiglu_forward& args) {
-    gated_forward_rows(args, vec::silu_mul);
+    gated_forward_rows(args, vec::silu_mul, vec::silu_mul_bf16);
     return OPKIT_OK;
 }
 
 opkit_status swiglu_backward(const args::swiglu_backward& args) {
-    gated_backward_rows(args, vec::silu_mul_backward);
+    gated_backward_rows(args, vec::silu_mul_backward, vec::silu_mul_backward_bf16);
     return OPKIT_OK;
 }
 

@@ -1,6 +1,7 @@
 // Element loops of the gated activations and the cross-entropy gradient (vec_act.h).
 #include "vec_act.h"
 
+#include "convert.h"
 #include "simd.h"
 #include "vec_exp.h"
 
@@ -51,33 +52,46 @@ struct GeluTanh {
 // the stack copies have no aliasing for the vectorizer to fear.
 constexpr int64_t kBlock = 256;
 
-template <class Act>
-__attribute__((always_inline)) inline void forward(const float* a, const float* b, float* y, int64_t n) {
+// Elements as fp32, and back: f32 arrays as they are, bf16 ones (raw 16-bit patterns)
+// widened and rounded to nearest even inside the block loops, so bf16 rows need no fp32
+// copies.
+__attribute__((always_inline)) inline float as_f32(float v) { return v; }
+__attribute__((always_inline)) inline float as_f32(uint16_t v) { return bf16_to_f32(v); }
+template <class T>
+__attribute__((always_inline)) inline T from_f32(float v) {
+    if constexpr (sizeof(T) == 2)
+        return f32_to_bf16(v);
+    else
+        return v;
+}
+
+template <class Act, class T = float>
+__attribute__((always_inline)) inline void forward(const T* a, const T* b, T* y, int64_t n) {
     for (int64_t s = 0; s < n; s += kBlock) {
         const int64_t m = n - s < kBlock ? n - s : kBlock;
         float ab[kBlock], bb[kBlock], yb[kBlock];
         for (int64_t i = 0; i < m; ++i) {
-            ab[i] = a[s + i];
-            bb[i] = b[s + i];
+            ab[i] = as_f32(a[s + i]);
+            bb[i] = as_f32(b[s + i]);
         }
         for (int64_t i = 0; i < m; ++i) {
             float v, d;
             Act::eval(ab[i], &v, &d);
             yb[i] = v * bb[i];
         }
-        for (int64_t i = 0; i < m; ++i) y[s + i] = yb[i];
+        for (int64_t i = 0; i < m; ++i) y[s + i] = from_f32<T>(yb[i]);
     }
 }
 
-template <class Act>
-__attribute__((always_inline)) inline void backward(const float* a, const float* b, const float* g, float* da, float* db, int64_t n) {
+template <class Act, class T = float>
+__attribute__((always_inline)) inline void backward(const T* a, const T* b, const T* g, T* da, T* db, int64_t n) {
     for (int64_t s = 0; s < n; s += kBlock) {
         const int64_t m = n - s < kBlock ? n - s : kBlock;
         float ab[kBlock], bb[kBlock], gb[kBlock], dab[kBlock], dbb[kBlock];
         for (int64_t i = 0; i < m; ++i) {
-            ab[i] = a[s + i];
-            bb[i] = b[s + i];
-            gb[i] = g[s + i];
+            ab[i] = as_f32(a[s + i]);
+            bb[i] = as_f32(b[s + i]);
+            gb[i] = as_f32(g[s + i]);
         }
         for (int64_t i = 0; i < m; ++i) {
             float v, d;
@@ -86,8 +100,8 @@ __attribute__((always_inline)) inline void backward(const float* a, const float*
             dbb[i] = gb[i] * v;
         }
         for (int64_t i = 0; i < m; ++i) {
-            da[s + i] = dab[i];
-            db[s + i] = dbb[i];
+            da[s + i] = from_f32<T>(dab[i]);
+            db[s + i] = from_f32<T>(dbb[i]);
         }
     }
 }
@@ -112,6 +126,28 @@ OPKIT_CLONES_WIDE void gelu_erf_mul_backward(const float* a, const float* b, con
 }
 OPKIT_CLONES_WIDE void gelu_tanh_mul_backward(const float* a, const float* b, const float* g, float* da, float* db,
                                          int64_t n) {
+    backward<GeluTanh>(a, b, g, da, db, n);
+}
+
+OPKIT_CLONES_WIDE void silu_mul_bf16(const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n) {
+    forward<Silu>(a, b, y, n);
+}
+OPKIT_CLONES_WIDE void gelu_erf_mul_bf16(const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n) {
+    forward<GeluErf>(a, b, y, n);
+}
+OPKIT_CLONES_WIDE void gelu_tanh_mul_bf16(const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n) {
+    forward<GeluTanh>(a, b, y, n);
+}
+OPKIT_CLONES_WIDE void silu_mul_backward_bf16(const uint16_t* a, const uint16_t* b, const uint16_t* g, uint16_t* da,
+                                              uint16_t* db, int64_t n) {
+    backward<Silu>(a, b, g, da, db, n);
+}
+OPKIT_CLONES_WIDE void gelu_erf_mul_backward_bf16(const uint16_t* a, const uint16_t* b, const uint16_t* g,
+                                                  uint16_t* da, uint16_t* db, int64_t n) {
+    backward<GeluErf>(a, b, g, da, db, n);
+}
+OPKIT_CLONES_WIDE void gelu_tanh_mul_backward_bf16(const uint16_t* a, const uint16_t* b, const uint16_t* g,
+                                                   uint16_t* da, uint16_t* db, int64_t n) {
     backward<GeluTanh>(a, b, g, da, db, n);
 }
 

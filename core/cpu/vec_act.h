@@ -18,6 +18,17 @@ void silu_mul_backward(const float* a, const float* b, const float* g, float* da
 void gelu_erf_mul_backward(const float* a, const float* b, const float* g, float* da, float* db, int64_t n);
 void gelu_tanh_mul_backward(const float* a, const float* b, const float* g, float* da, float* db, int64_t n);
 
+// The same on bf16 arrays (raw 16-bit patterns), widened and rounded inside the loops.
+void silu_mul_bf16(const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n);
+void gelu_erf_mul_bf16(const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n);
+void gelu_tanh_mul_bf16(const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n);
+void silu_mul_backward_bf16(const uint16_t* a, const uint16_t* b, const uint16_t* g, uint16_t* da, uint16_t* db,
+                            int64_t n);
+void gelu_erf_mul_backward_bf16(const uint16_t* a, const uint16_t* b, const uint16_t* g, uint16_t* da,
+                                uint16_t* db, int64_t n);
+void gelu_tanh_mul_backward_bf16(const uint16_t* a, const uint16_t* b, const uint16_t* g, uint16_t* da,
+                                 uint16_t* db, int64_t n);
+
 // grad[j] = (exp(x[j] - lse) - smooth) * scale: a cross-entropy gradient row.
 void softmax_minus(const float* x, float lse, float smooth, float scale, float* grad, int64_t n);
 

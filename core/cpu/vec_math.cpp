@@ -89,6 +89,22 @@ OPKIT_CLONES void add(const float* x, float* y, int64_t n) {
     for (int64_t i = 0; i < n; ++i) y[i] += x[i];
 }
 
+OPKIT_CLONES void shift_scale(float* x, float shift, float s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) x[i] = (x[i] - shift) * s;
+}
+
+OPKIT_CLONES void scale_mul_add(float* x, float s, const float* w, const float* b, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) x[i] = x[i] * s * w[i] + b[i];
+}
+
+OPKIT_CLONES void mul_acc(const float* a, const float* b, float* acc, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) acc[i] += a[i] * b[i];
+}
+
+OPKIT_CLONES void layer_norm_grad(float* g, const float* xh, float s, float mg, float mgx, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) g[i] = s * (g[i] - mg - xh[i] * mgx);
+}
+
 OPKIT_CLONES_WIDE float max_bf16(const uint16_t* x, int64_t n) {
 #define E(j) bf16_to_f32(x[j])
     OPKIT_REDUCE(-INFINITY, E, OPKIT_MAX);

@@ -17,6 +17,12 @@ void mul(const float* a, const float* b, float* y, int64_t n);   // y = a * b
 void axpy(float alpha, const float* x, float* y, int64_t n);     // y += alpha * x
 void add(const float* x, float* y, int64_t n);                   // y += x
 void mul_shifted(const float* y, float s, float* g, int64_t n);  // g = y * (g - s)
+// LayerNorm's element loops (x, g, acc written in place; the others only read).
+void shift_scale(float* x, float shift, float s, int64_t n);                      // x = (x - shift) * s
+void scale_mul_add(float* x, float s, const float* w, const float* b, int64_t n);  // x = x * s * w + b
+void mul_acc(const float* a, const float* b, float* acc, int64_t n);              // acc += a * b
+// g = s * (g - mg - xh * mgx)
+void layer_norm_grad(float* g, const float* xh, float s, float mg, float mgx, int64_t n);
 // bf16 rows read and written as they are (the softmax's passes without fp32 copies);
 // bf16 values are their raw 16-bit patterns.
 float max_bf16(const uint16_t* x, int64_t n);
