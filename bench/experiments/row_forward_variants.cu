@@ -1,0 +1,228 @@
+// The cached forward row kernels (softmax, rms_norm, layer_norm) under other launch
+// shapes: threads per row (B) and packs per thread (C), the next row's loads issued before
+// this row's reductions or not (PF, kForwardPrefetch in rows.cuh), and a grid of 1, 2 or
+// 8 waves (launch bounds of 1024 resident threads: 64 registers, as in the library). Each line is checked against the kernel the host launches today on the first
+// and last four rows. Not part of the build; reproduces
+// bench/results/h100-2026-11-24-rows-fwd/variants.txt:
+//
+//   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o row_forward_variants \
+//        bench/experiments/row_forward_variants.cu 2> ptxas.txt
+//   ./row_forward_variants        # on the GPU machine
+#include "../../vendors/gpu/norms.cu"
+#include "../../vendors/gpu/softmax.cu"
+#include "median_time.cuh"
+
+#include <cmath>
+#include <cstring>
+
+using namespace opk;
+
+enum { kSoftmax, kRms, kLn };
+
+template <int Op, typename T, int B, int C, int Res, bool PF>
+__global__ void __launch_bounds__(B, Res / B) variant(const SoftmaxArgs sa, const NormArgs na) {
+    if constexpr (Op == kSoftmax)
+        opk::softmax_forward<T, 0, C, PF>(sa);
+    else if constexpr (Op == kRms)
+        opk::rms_forward<T, 0, C, PF>(na);
+    else
+        opk::ln_forward<T, 0, C, PF>(na);
+}
+
+static int sms;
+static float to_float(float v) { return v; }
+static float to_float(opk_bf16 v) { return __bfloat162float(v); }
+
+struct Shape {
+    const char* op;
+    const char* dt;
+    int64_t rows, n;
+    SoftmaxArgs sa;
+    NormArgs na;
+    void* y;
+    size_t esize;
+    double bytes;
+    std::vector<float> ref;  // first and last four rows of today's kernel
+};
+
+static RowsView rows_view(void* p, int64_t rows, int64_t n) {
+    RowsView v{};
+    v.data = p;
+    v.nd = 1;
+    v.size[0] = rows;
+    v.stride[0] = n;
+    v.vec = 1;
+    return v;
+}
+
+template <typename T>
+static std::vector<float> edge_rows(const Shape& s) {
+    std::vector<T> h(size_t(8 * s.n));
+    const size_t row = size_t(s.n) * sizeof(T);
+    cudaMemcpy(h.data(), s.y, 4 * row, cudaMemcpyDeviceToHost);
+    cudaMemcpy(h.data() + 4 * s.n, static_cast<char*>(s.y) + (s.rows - 4) * row, 4 * row, cudaMemcpyDeviceToHost);
+    std::vector<float> f(h.size());
+    for (size_t i = 0; i < h.size(); ++i) f[i] = to_float(h[i]);
+    return f;
+}
+
+template <class K>
+static void time_line(Shape& s, const char* tag, K kernel, unsigned block, int waves, int per_sm) {
+    const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm * waves);
+    cudaMemset(s.y, 0, size_t(s.rows * s.n) * s.esize);
+    const float ms = median_ms([&] { kernel<<<grid, block>>>(s.sa, s.na); });
+    std::vector<float> got = s.esize == 2 ? edge_rows<opk_bf16>(s) : edge_rows<float>(s);
+    double maxd = 0.0;
+    for (size_t i = 0; i < got.size(); ++i) maxd = std::max(maxd, double(std::fabs(got[i] - s.ref[i])));
+    std::printf("%-8s %-5s %6lldx%-6lld %-30s %d wave%s %2d blk/SM %8.4f ms %7.0f GB/s  maxdiff %.2e\n", s.op, s.dt,
+                (long long)s.rows, (long long)s.n, tag, waves, waves > 1 ? "s" : " ", per_sm, ms, s.bytes / ms / 1e6,
+                maxd);
+}
+
+template <int Op, typename T, int B, int C, int Res, bool PF>
+static void run_variant(Shape& s) {
+    auto k = variant<Op, T, B, C, Res, PF>;
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, 0);
+    cudaFuncAttributes attr{};
+    cudaFuncGetAttributes(&attr, k);
+    char tag[64];
+    std::snprintf(tag, sizeof tag, "B%d C%d R%d %s %dreg%s", B, C, Res, PF ? "pf" : "--", attr.numRegs,
+                  attr.localSizeBytes ? " SPILL" : "");
+    for (int waves : {1, 2, 8}) time_line(s, tag, k, B, waves, per_sm);
+}
+
+// Today's kernel with the host's plan (plan_rows: config 1, block = packs / 4 threads
+// rounded to warps, 1024 / block blocks per SM, 8 waves): the reference of every line.
+template <typename T>
+static void run_current(Shape& s, void (*kernel)(SoftmaxArgs), void (*nkernel)(NormArgs)) {
+    constexpr int P = 16 / sizeof(T);
+    const int64_t packs = s.n / P, need = (packs + 3) / 4;
+    const unsigned block = unsigned(std::max<int64_t>(64, (need + 31) / 32 * 32));
+    const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * std::max<int64_t>(1, 1024 / block) * 8);
+    cudaMemset(s.y, 0, size_t(s.rows * s.n) * s.esize);
+    const float ms = median_ms([&] {
+        if (kernel)
+            kernel<<<grid, block>>>(s.sa);
+        else
+            nkernel<<<grid, block>>>(s.na);
+    });
+    s.ref = s.esize == 2 ? edge_rows<opk_bf16>(s) : edge_rows<float>(s);
+    std::printf("%-8s %-5s %6lldx%-6lld %-30s %8.4f ms %7.0f GB/s\n", s.op, s.dt, (long long)s.rows, (long long)s.n,
+                "today (c1, host plan)", ms, s.bytes / ms / 1e6);
+}
+
+template <typename T>
+static Shape make_shape(const char* op, int64_t rows, int64_t n, void* x, void* y, void* w, void* b, float* stats) {
+    Shape s{};
+    s.op = op;
+    s.dt = sizeof(T) == 2 ? "bf16" : "f32";
+    s.rows = rows;
+    s.n = n;
+    s.y = y;
+    s.esize = sizeof(T);
+    s.bytes = 2.0 * double(rows * n) * sizeof(T);
+    s.sa.a = rows_view(x, rows, n);
+    s.sa.out = rows_view(y, rows, n);
+    s.sa.rows = rows;
+    s.sa.n = n;
+    s.na.x = rows_view(x, rows, n);
+    s.na.y = rows_view(y, rows, n);
+    s.na.weight = w;
+    s.na.bias = std::strcmp(op, "ln") == 0 ? b : nullptr;
+    s.na.rstd = {stats, 1};
+    s.na.mean = {std::strcmp(op, "ln") == 0 ? stats + rows : nullptr, 1};
+    s.na.rows = rows;
+    s.na.n = n;
+    s.na.eps = 1e-6f;
+    s.na.weight_vec = s.na.bias_vec = 1;
+    return s;
+}
+
+// The (B, C) pairs that cover a row of `packs` 16-byte packs. The prefetch holds a second
+// row cache: with 4 packs per thread it spills at 64 registers (ptxas -v: 24-112 bytes),
+// so it is tried with 2 and 1. At 32 registers (2048 resident threads) every one of
+// these kernels spills (68-300 bytes), so none is timed.
+#define OPK_PLAIN(Op, T, B, C) run_variant<Op, T, B, C, 1024, false>(s);
+#define OPK_BOTH(Op, T, B, C)                 \
+    run_variant<Op, T, B, C, 1024, false>(s); \
+    run_variant<Op, T, B, C, 1024, true>(s);
+
+template <int Op, typename T>
+static void sweep(Shape& s) {
+    constexpr int P = 16 / sizeof(T);
+    const int64_t packs = s.n / P;
+    if (packs == 512) {  // bf16 4096
+        OPK_PLAIN(Op, T, 128, 4)
+        OPK_BOTH(Op, T, 256, 2)
+        OPK_BOTH(Op, T, 512, 1)
+    } else if (packs == 1024) {  // bf16 8192, f32 4096
+        OPK_PLAIN(Op, T, 256, 4)
+        OPK_BOTH(Op, T, 512, 2)
+        OPK_BOTH(Op, T, 1024, 1)
+    } else if (packs == 2048) {  // bf16 16384, f32 8192
+        OPK_PLAIN(Op, T, 512, 4)
+        OPK_BOTH(Op, T, 1024, 2)
+    } else if (packs == 4096) {  // f32 16384
+        OPK_PLAIN(Op, T, 1024, 4)
+    }
+}
+
+__global__ void fill_bf16(opk_bf16* p, int64_t n, float scale, float base) {
+    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+        p[i] = __float2bfloat16(base + sinf(float(i % 9973) * 0.37f) * scale);
+}
+__global__ void fill_f32(float* p, int64_t n, float scale, float base) {
+    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+        p[i] = base + sinf(float(i % 9973) * 0.37f) * scale;
+}
+
+template <typename T>
+static void fill(void* p, int64_t n, float scale, float base) {
+    if constexpr (sizeof(T) == 2)
+        fill_bf16<<<1024, 256>>>(static_cast<opk_bf16*>(p), n, scale, base);
+    else
+        fill_f32<<<1024, 256>>>(static_cast<float*>(p), n, scale, base);
+}
+
+template <typename T>
+static void all_ops(void* x, void* y, void* w, void* b, float* stats, int64_t elems) {
+    const bool bf = sizeof(T) == 2;
+    fill<T>(x, elems, 3.0f, 0.0f);
+    fill<T>(w, 1 << 15, 0.5f, 1.0f);
+    fill<T>(b, 1 << 15, 0.1f, 0.0f);
+    auto sm_k = bf ? opk_softmax_fwd_bf16_c1 : opk_softmax_fwd_f32_c1;
+    auto rms_k = bf ? opk_rms_fwd_bf16_c1 : opk_rms_fwd_f32_c1;
+    auto ln_k = bf ? opk_ln_fwd_bf16_c1 : opk_ln_fwd_f32_c1;
+    for (int64_t n : {int64_t(4096), int64_t(16384)}) {
+        Shape s = make_shape<T>("softmax", elems / n, n, x, y, w, b, stats);
+        run_current<T>(s, sm_k, nullptr);
+        sweep<kSoftmax, T>(s);
+    }
+    for (int64_t n : {int64_t(4096), int64_t(16384)}) {
+        Shape s = make_shape<T>("rms_norm", elems / n, n, x, y, w, b, stats);
+        run_current<T>(s, nullptr, rms_k);
+        sweep<kRms, T>(s);
+    }
+    for (int64_t n : {int64_t(4096), int64_t(8192)}) {
+        Shape s = make_shape<T>("ln", elems / n, n, x, y, w, b, stats);
+        run_current<T>(s, nullptr, ln_k);
+        sweep<kLn, T>(s);
+    }
+}
+
+int main() {
+    std::setvbuf(stdout, nullptr, _IONBF, 0);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    const int64_t elems = int64_t(32768) * 4096;  // every shape has 2^27 elements
+    void *x, *y, *w, *b;
+    float* stats;
+    cudaMalloc(&x, elems * 4);
+    cudaMalloc(&y, elems * 4);
+    cudaMalloc(&w, (1 << 15) * 4);
+    cudaMalloc(&b, (1 << 15) * 4);
+    cudaMalloc(&stats, 2 * 32768 * 4);
+    all_ops<opk_bf16>(x, y, w, b, stats, elems);
+    all_ops<float>(x, y, w, b, stats, elems);
+    return 0;
+}
