@@ -23,7 +23,7 @@ OPK_DEV void column_pack(const T* v, int64_t c, int64_t n, bool vec, float offse
     }
 }
 
-template <typename T, int G, int C, bool Prefetch = kForwardPrefetch<T, C>>
+template <typename T, int G, int C>
 OPK_DEV void rms_forward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     __shared__ float smem[kReduceSlots];
@@ -31,22 +31,18 @@ OPK_DEV void rms_forward(const NormArgs& a) {
     const Span rows_span = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
-    RowCache<T, C ? C : 1> x, xn;
-    if constexpr (Prefetch) load_row(a.x, g.first_row, a.rows, rows_span, x);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const Span sp = per_row(rows_span);
         const T* xr = row_ptr<const T>(a.x, r);
         T* yr = row_ptr<T>(a.y, r);
+        RowCache<T, C ? C : 1> x;
         float ss = 0.0f;
         auto square = [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
             for (int k = 0; k < P; ++k) ss += v[k] * v[k];
         };
         if constexpr (cached) {
-            if constexpr (Prefetch)
-                load_row(a.x, r + g.row_step, a.rows, sp, xn);
-            else
-                x.load(xr, sp, a.x.vec);
+            x.load(xr, sp, a.x.vec);
             x.each(sp, square);
         } else {
             stream_row<T, CacheHint::keep>(xr, sp, a.x.vec, 0.0f, square);
@@ -65,7 +61,6 @@ OPK_DEV void rms_forward(const NormArgs& a) {
         else
             stream_row_back<T>(xr, sp, a.x.vec, 0.0f, emit);
         if (g.lane == 0 && a.rstd.data) strided_set<float>(a.rstd, r, inv);
-        if constexpr (Prefetch) x = xn;
     }
 }
 
@@ -224,7 +219,7 @@ OPK_DEV void rms_backward(const NormArgs& a) {
 // y = (x - mean) * rstd * weight + bias; biased variance. Cached rows use the exact
 // two-pass variance; streamed rows sum x - x[0] and its square in one pass (shifting by
 // a row element keeps the cancellation small), then write in a second.
-template <typename T, int G, int C, bool Prefetch = kForwardPrefetch<T, C>>
+template <typename T, int G, int C>
 OPK_DEV void ln_forward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     __shared__ float smem[kReduceSlots];
@@ -234,18 +229,14 @@ OPK_DEV void ln_forward(const NormArgs& a) {
     const T* w = static_cast<const T*>(a.weight);
     const T* b = static_cast<const T*>(a.bias);
     const float inv_n = 1.0f / float(rows_span.n);
-    RowCache<T, C ? C : 1> x, xn;
-    if constexpr (Prefetch) load_row(a.x, g.first_row, a.rows, rows_span, x);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const Span sp = per_row(rows_span);
         const T* xr = row_ptr<const T>(a.x, r);
         T* yr = row_ptr<T>(a.y, r);
+        RowCache<T, C ? C : 1> x;
         float mu, var;
         if constexpr (cached) {
-            if constexpr (Prefetch)
-                load_row(a.x, r + g.row_step, a.rows, sp, xn);
-            else
-                x.load(xr, sp, a.x.vec);
+            x.load(xr, sp, a.x.vec);
             float s = 0.0f;
             x.each(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
@@ -293,7 +284,6 @@ OPK_DEV void ln_forward(const NormArgs& a) {
             if (a.mean.data) strided_set<float>(a.mean, r, mu);
             if (a.rstd.data) strided_set<float>(a.rstd, r, inv);
         }
-        if constexpr (Prefetch) x = xn;
     }
 }
 

@@ -6,10 +6,6 @@
 #include "group_reduce.cuh"
 #include "kernel_params.h"
 
-#ifndef OPK_FORWARD_PREFETCH
-#define OPK_FORWARD_PREFETCH 0
-#endif
-
 namespace opk {
 
 // Elements per 16-byte pack: 4 for fp32, 8 for fp16/bf16.
@@ -247,21 +243,6 @@ struct RowCache {
         }
     }
 };
-
-// Loads row r of v into a cache; nothing past the last row.
-template <typename T, int C>
-OPK_DEV void load_row(const RowsView& v, int64_t r, int64_t rows, const Span& s, RowCache<T, C>& cache,
-                      float fill = 0.0f) {
-    if (r < rows) cache.load(row_ptr<const T>(v, r), s, v.vec, fill);
-}
-
-// Whether a forward row kernel that caches its row (norms, softmax) issues the loads of
-// its group's next row before this row's reductions, so that they are in flight while
-// the group waits at the barriers (the norm backward kernels do the same with two rows).
-// Costs a second row cache in registers. Not where 1024 threads leave 64 VGPRs
-// (gfx900/906/908), where a second row spills.
-template <typename T, int C>
-constexpr bool kForwardPrefetch = OPK_FORWARD_PREFETCH && C > 0 && !OPK_SMALL_VGPR_FILE;
 
 // f(i, c, a, b) over the packs two caches of the same row shape hold.
 template <typename T, int C, class F>

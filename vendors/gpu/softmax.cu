@@ -6,26 +6,22 @@
 namespace opk {
 namespace {
 
-template <typename T, int G, int C, bool Prefetch = kForwardPrefetch<T, C>>
+template <typename T, int G, int C>
 OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
     constexpr int P = Pack<T>::n;
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
     const Span rows_span = g.span(a.n, P);
-    RowCache<T, C ? C : 1> x, xn;
-    if constexpr (Prefetch) load_row(a.a, g.first_row, a.rows, rows_span, x, -INFINITY);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const Span sp = per_row(rows_span);
         const T* xr = row_ptr<const T>(a.a, r);
         T* yr = row_ptr<T>(a.out, r);
         float m = -INFINITY, s = 0.0f;
+        RowCache<T, C ? C : 1> x;
         if constexpr (cached) {
             // This thread's own max first (no exp), then one (max, sum) reduction.
-            if constexpr (Prefetch)
-                load_row(a.a, r + g.row_step, a.rows, sp, xn, -INFINITY);
-            else
-                x.load(xr, sp, a.a.vec, -INFINITY);
+            x.load(xr, sp, a.a.vec, -INFINITY);
             x.each(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
                 for (int k = 0; k < P; ++k) m = fmaxf(m, v[k]);
@@ -50,7 +46,6 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
             x.each(sp, emit);
         else
             stream_row_back<T>(xr, sp, a.a.vec, -INFINITY, emit);
-        if constexpr (Prefetch) x = xn;
     }
 }
 
