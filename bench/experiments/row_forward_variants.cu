@@ -1,13 +1,15 @@
 // The cached forward row kernels (softmax, rms_norm, layer_norm) under other launch
-// shapes: threads per row (B) and packs per thread (C), the next row's loads issued before
-// this row's reductions or not (PF, kForwardPrefetch in rows.cuh), and a grid of 1, 2 or
-// 8 waves (launch bounds of 1024 resident threads: 64 registers, as in the library). Each line is checked against the kernel the host launches today on the first
+// shapes: threads per row (B), packs per thread (C), the resident threads the launch
+// bounds ask for (Res: 1024 = 64 registers as in the library, 1280 = 48, 1536 = 40,
+// 2048 = 32), and a grid of 1, 2 or 8 waves. Each line is checked against the kernel the host launches today on the first
 // and last four rows. Not part of the build; reproduces
-// bench/results/h100-2026-11-24-rows-fwd/variants.txt:
+// bench/results/h100-2026-11-24-rows-fwd/variants-occupancy.txt (its variants-prefetch.txt
+// came from this file at commit e2c26ac, with the prefetch that commit tried):
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o row_forward_variants \
 //        bench/experiments/row_forward_variants.cu 2> ptxas.txt
 //   ./row_forward_variants        # on the GPU machine
+//   ./row_forward_variants --today   # only the library's kernels, for an A/B of two trees
 #include "../../vendors/gpu/norms.cu"
 #include "../../vendors/gpu/softmax.cu"
 #include "median_time.cuh"
@@ -19,17 +21,18 @@ using namespace opk;
 
 enum { kSoftmax, kRms, kLn };
 
-template <int Op, typename T, int B, int C, int Res, bool PF>
+template <int Op, typename T, int B, int C, int Res>
 __global__ void __launch_bounds__(B, Res / B) variant(const SoftmaxArgs sa, const NormArgs na) {
     if constexpr (Op == kSoftmax)
-        opk::softmax_forward<T, 0, C, PF>(sa);
+        opk::softmax_forward<T, 0, C>(sa);
     else if constexpr (Op == kRms)
-        opk::rms_forward<T, 0, C, PF>(na);
+        opk::rms_forward<T, 0, C>(na);
     else
-        opk::ln_forward<T, 0, C, PF>(na);
+        opk::ln_forward<T, 0, C>(na);
 }
 
 static int sms;
+static bool today_only;  // --today: only the library's kernels (A/B of two source trees)
 static float to_float(float v) { return v; }
 static float to_float(opk_bf16 v) { return __bfloat162float(v); }
 
@@ -79,15 +82,15 @@ static void time_line(Shape& s, const char* tag, K kernel, unsigned block, int w
                 maxd);
 }
 
-template <int Op, typename T, int B, int C, int Res, bool PF>
+template <int Op, typename T, int B, int C, int Res>
 static void run_variant(Shape& s) {
-    auto k = variant<Op, T, B, C, Res, PF>;
+    auto k = variant<Op, T, B, C, Res>;
     int per_sm = 0;
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, 0);
     cudaFuncAttributes attr{};
     cudaFuncGetAttributes(&attr, k);
     char tag[64];
-    std::snprintf(tag, sizeof tag, "B%d C%d R%d %s %dreg%s", B, C, Res, PF ? "pf" : "--", attr.numRegs,
+    std::snprintf(tag, sizeof tag, "B%d C%d R%d %dreg%s", B, C, Res, attr.numRegs,
                   attr.localSizeBytes ? " SPILL" : "");
     for (int waves : {1, 2, 8}) time_line(s, tag, k, B, waves, per_sm);
 }
@@ -139,32 +142,29 @@ static Shape make_shape(const char* op, int64_t rows, int64_t n, void* x, void* 
     return s;
 }
 
-// The (B, C) pairs that cover a row of `packs` 16-byte packs. The prefetch holds a second
-// row cache: with 4 packs per thread it spills at 64 registers (ptxas -v: 24-112 bytes),
-// so it is tried with 2 and 1. At 32 registers (2048 resident threads) every one of
-// these kernels spills (68-300 bytes), so none is timed.
-#define OPK_PLAIN(Op, T, B, C) run_variant<Op, T, B, C, 1024, false>(s);
-#define OPK_BOTH(Op, T, B, C)                 \
-    run_variant<Op, T, B, C, 1024, false>(s); \
-    run_variant<Op, T, B, C, 1024, true>(s);
+// The (B, C) pairs that cover a row of `packs` 16-byte packs, at the resident threads
+// that divide by B. Spilled variants are timed too: the tag says SPILL.
+#define OPK_V(B, C, Res) run_variant<Op, T, B, C, Res>(s);
 
 template <int Op, typename T>
 static void sweep(Shape& s) {
     constexpr int P = 16 / sizeof(T);
     const int64_t packs = s.n / P;
     if (packs == 512) {  // bf16 4096
-        OPK_PLAIN(Op, T, 128, 4)
-        OPK_BOTH(Op, T, 256, 2)
-        OPK_BOTH(Op, T, 512, 1)
+        OPK_V(64, 8, 1024)
+        OPK_V(128, 4, 1024) OPK_V(128, 4, 1280) OPK_V(128, 4, 1536) OPK_V(128, 4, 2048)
+        OPK_V(256, 2, 1280) OPK_V(256, 2, 1536) OPK_V(256, 2, 2048)
     } else if (packs == 1024) {  // bf16 8192, f32 4096
-        OPK_PLAIN(Op, T, 256, 4)
-        OPK_BOTH(Op, T, 512, 2)
-        OPK_BOTH(Op, T, 1024, 1)
+        OPK_V(128, 8, 1024)
+        OPK_V(256, 4, 1024) OPK_V(256, 4, 1280) OPK_V(256, 4, 1536) OPK_V(256, 4, 2048)
+        OPK_V(512, 2, 1536) OPK_V(512, 2, 2048)
     } else if (packs == 2048) {  // bf16 16384, f32 8192
-        OPK_PLAIN(Op, T, 512, 4)
-        OPK_BOTH(Op, T, 1024, 2)
+        OPK_V(256, 8, 1024)
+        OPK_V(512, 4, 1024) OPK_V(512, 4, 1536) OPK_V(512, 4, 2048)
+        OPK_V(1024, 2, 2048)
     } else if (packs == 4096) {  // f32 16384
-        OPK_PLAIN(Op, T, 1024, 4)
+        OPK_V(512, 8, 1024)
+        OPK_V(1024, 4, 1024) OPK_V(1024, 4, 2048)
     }
 }
 
@@ -197,22 +197,23 @@ static void all_ops(void* x, void* y, void* w, void* b, float* stats, int64_t el
     for (int64_t n : {int64_t(4096), int64_t(16384)}) {
         Shape s = make_shape<T>("softmax", elems / n, n, x, y, w, b, stats);
         run_current<T>(s, sm_k, nullptr);
-        sweep<kSoftmax, T>(s);
+        if (!today_only) sweep<kSoftmax, T>(s);
     }
     for (int64_t n : {int64_t(4096), int64_t(16384)}) {
         Shape s = make_shape<T>("rms_norm", elems / n, n, x, y, w, b, stats);
         run_current<T>(s, nullptr, rms_k);
-        sweep<kRms, T>(s);
+        if (!today_only) sweep<kRms, T>(s);
     }
     for (int64_t n : {int64_t(4096), int64_t(8192)}) {
         Shape s = make_shape<T>("ln", elems / n, n, x, y, w, b, stats);
         run_current<T>(s, nullptr, ln_k);
-        sweep<kLn, T>(s);
+        if (!today_only) sweep<kLn, T>(s);
     }
 }
 
-int main() {
+int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IONBF, 0);
+    today_only = argc > 1 && std::strcmp(argv[1], "--today") == 0;
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
     const int64_t elems = int64_t(32768) * 4096;  // every shape has 2^27 elements
     void *x, *y, *w, *b;
