@@ -40,6 +40,14 @@ const std::vector<RowCase>& row_cases() {
         {{2, 16385}, {}},                   // block -> streaming (4-byte types, backward),
         {{2, 32769}, {}},                   // block -> streaming (2-byte types)
         {{3000, 520}, {}},                  // more rows than resident row groups
+        // Exact rows (kExactPath: 4 whole packs per thread of a block, aligned), which the
+        // forward kernels run through their lean body: 2048 and 3072 elements in every
+        // dtype, dense, padded but aligned, and with more rows than the grid; then the same
+        // row misaligned, which is not exact.
+        {{3, 2048}, {}},
+        {{5, 2048}, {{}, 8, 0}},
+        {{300, 3072}, {}},
+        {{3, 2048}, {{}, 3, 1}},
     };
     return cases;
 }

@@ -65,6 +65,43 @@ OPK_DEV float group_sum1(float v, float* smem) {
     return a[0];
 }
 
+// Merges (count nb, mean mb, sum of squared deviations m2b) into (n, mean, m2): the
+// pairwise update of Chan, Golub and LeVeque, which loses nothing to cancellation.
+OPK_DEV void merge_moments(float& n, float& mean, float& m2, float nb, float mb, float m2b) {
+    const float total = n + nb, d = mb - mean, fb = total > 0.0f ? nb / total : 0.0f;
+    mean += d * fb;
+    m2 += m2b + d * d * n * fb;
+    n = total;
+}
+
+// Combines every thread's (count, mean, squared deviations) of its part of a row into the
+// row's, in a fixed order. Counts are exact in fp32 up to 2^24 elements per row.
+template <int G>
+OPK_DEV void group_moments(float& n, float& mean, float& m2, float* smem) {
+    static_assert(G >= 0 && (G & (G - 1)) == 0, "a row group is a power of 2 of lanes, or 0 = the block");
+    constexpr int W = kShuffleWidth<G>;
+#pragma unroll
+    for (int o = W / 2; o > 0; o >>= 1) {
+        const float nb = OPK_SHFL_XOR(n, o, W), mb = OPK_SHFL_XOR(mean, o, W), m2b = OPK_SHFL_XOR(m2, o, W);
+        merge_moments(n, mean, m2, nb, mb, m2b);
+    }
+    if constexpr (kBlockGroup<G>) {
+        const int nw = int(blockDim.x) / OPK_WARP_SIZE;
+        const int lane = threadIdx.x % OPK_WARP_SIZE, warp = threadIdx.x / OPK_WARP_SIZE;
+        __syncthreads();
+        if (lane == 0) {
+            smem[warp] = n;
+            smem[kMaxWarps + warp] = mean;
+            smem[2 * kMaxWarps + warp] = m2;
+        }
+        __syncthreads();
+        n = smem[0];
+        mean = smem[kMaxWarps];
+        m2 = smem[2 * kMaxWarps];
+        for (int w = 1; w < nw; ++w) merge_moments(n, mean, m2, smem[w], smem[kMaxWarps + w], smem[2 * kMaxWarps + w]);
+    }
+}
+
 template <int G>
 OPK_DEV float group_max(float v, float* smem) {
     static_assert(G >= 0 && (G & (G - 1)) == 0, "a row group is a power of 2 of lanes, or 0 = the block");

@@ -70,12 +70,14 @@ struct NormArgs {
     int32_t weight_vec, bias_vec;  // 1: weight / bias 16-byte aligned
     int32_t want_dweight, want_dbias;
     int32_t shared_sums;  // 1: cached rows sum dweight/dbias in dynamic shared memory
+    int32_t exact;        // 1: the rows are exact for the launched config (kExactPath)
 };
 
 // softmax forward (a = x -> out = y) and backward (a = dy, b = y -> out = dx).
 struct SoftmaxArgs {
     RowsView a, b, out;
     int64_t rows, n;
+    int32_t exact;  // 1: the rows are exact for the launched config (kExactPath)
 };
 
 // cross-entropy forward and backward over logits [rows, V].

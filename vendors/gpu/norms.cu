@@ -23,6 +23,9 @@ OPK_DEV void column_pack(const T* v, int64_t c, int64_t n, bool vec, float offse
     }
 }
 
+// No lean body for exact rows (kExactPath): measured on the H100, it made this kernel
+// 8-11 % slower in bf16 (bench/results/h100-2026-11-24-rows-fwd/, exact-ab-*), while
+// softmax and layer_norm gained.
 template <typename T, int G, int C>
 OPK_DEV void rms_forward(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
@@ -219,10 +222,9 @@ OPK_DEV void rms_backward(const NormArgs& a) {
 // y = (x - mean) * rstd * weight + bias; biased variance. Cached rows use the exact
 // two-pass variance; streamed rows sum x - x[0] and its square in one pass (shifting by
 // a row element keeps the cancellation small), then write in a second.
-template <typename T, int G, int C>
-OPK_DEV void ln_forward(const NormArgs& a) {
+template <typename T, int G, int C, bool Exact>
+OPK_DEV void ln_forward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
-    __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
     const Span rows_span = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
@@ -236,36 +238,43 @@ OPK_DEV void ln_forward(const NormArgs& a) {
         RowCache<T, C ? C : 1> x;
         float mu, var;
         if constexpr (cached) {
-            x.load(xr, sp, a.x.vec);
+            x.template load<Exact>(xr, sp, a.x.vec);
             float s = 0.0f;
-            x.each(sp, [&](int, int64_t, const float(&v)[P]) {
+            x.template each<Exact>(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
                 for (int k = 0; k < P; ++k) s += v[k];  // the fill past the end is 0
             });
             mu = group_sum1<G>(s, smem) * inv_n;
             float q = 0.0f;
-            x.each(sp, [&](int, int64_t c, const float(&v)[P]) {
+            x.template each<Exact>(sp, [&](int, int64_t c, const float(&v)[P]) {
 #pragma unroll
                 for (int k = 0; k < P; ++k)
-                    if (c * P + k < sp.n) q += (v[k] - mu) * (v[k] - mu);
+                    if (Exact || c * P + k < sp.n) q += (v[k] - mu) * (v[k] - mu);
             });
             var = group_sum1<G>(q, smem) * inv_n;
         } else {
-            const float shift = to_f32(xr[0]);
-            float sums[2] = {0.0f, 0.0f};
+            // Each thread sums its elements shifted by its own first one (few terms, so
+            // little cancellation), turns them into its count, mean and squared deviations,
+            // and group_moments merges those exactly. (One shift for the whole row, x[0],
+            // cancelled badly when x[0] lay far from the mean: rstd missed its tolerance.)
+            const int64_t mine = int64_t(sp.lane) * P, first = mine < sp.n ? mine : sp.n - 1;
+            const float shift = to_f32(xr[first]);
+            float cnt = 0.0f, s1 = 0.0f, s2 = 0.0f;
             stream_row<T, CacheHint::keep>(xr, sp, a.x.vec, 0.0f, [&](int, int64_t c, const float(&v)[P]) {
 #pragma unroll
                 for (int k = 0; k < P; ++k)
                     if (c * P + k < sp.n) {
                         const float d = v[k] - shift;
-                        sums[0] += d;
-                        sums[1] += d * d;
+                        cnt += 1.0f;
+                        s1 += d;
+                        s2 += d * d;
                     }
             });
-            group_sum<G, 2>(sums, smem);
-            const float m1 = sums[0] * inv_n;
-            mu = shift + m1;
-            var = fmaxf(sums[1] * inv_n - m1 * m1, 0.0f);
+            float mean = cnt > 0.0f ? shift + s1 / cnt : 0.0f;
+            float m2 = cnt > 0.0f ? fmaxf(s2 - s1 * (s1 / cnt), 0.0f) : 0.0f;
+            group_moments<G>(cnt, mean, m2, smem);
+            mu = mean;
+            var = m2 * inv_n;
         }
         const float inv = 1.0f / sqrtf(var + a.eps);
         auto emit = [&](int, int64_t c, const float(&v)[P]) {
@@ -274,10 +283,10 @@ OPK_DEV void ln_forward(const NormArgs& a) {
             if (b) load_pack<T, P>(b, c, sp.n, a.bias_vec, bv);
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = (v[k] - mu) * inv * wv[k] + (b ? bv[k] : 0.0f);
-            store_pack<T, P, kStoreHint<cached>>(yr, c, sp.n, a.y.vec, out);
+            store_pack<T, P, kStoreHint<cached>, Exact>(yr, c, sp.n, a.y.vec, out);
         };
         if constexpr (cached)
-            x.each(sp, emit);
+            x.template each<Exact>(sp, emit);
         else
             stream_row_back<T>(xr, sp, a.x.vec, 0.0f, emit);
         if (g.lane == 0) {
@@ -285,6 +294,15 @@ OPK_DEV void ln_forward(const NormArgs& a) {
             if (a.rstd.data) strided_set<float>(a.rstd, r, inv);
         }
     }
+}
+
+// One reduction scratch for both bodies (two would double the LDS on AMD).
+template <typename T, int G, int C>
+OPK_DEV void ln_forward(const NormArgs& a) {
+    __shared__ float smem[kReduceSlots];
+    if constexpr (kExactPath<G, C>)
+        if (a.exact) return ln_forward_rows<T, G, C, true>(a, smem);
+    ln_forward_rows<T, G, C, false>(a, smem);
 }
 
 // xhat = (x - mean) * rstd, g = dy * weight;

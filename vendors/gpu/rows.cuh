@@ -145,10 +145,11 @@ OPK_DEV void load_pack(const T* row, int64_t c, int64_t n, bool vec, float (&v)[
     }
 }
 
-template <typename T, int P, CacheHint H = CacheHint::normal>
+// Exact: the caller knows the pack is whole and the row 16-byte aligned (ExactRows).
+template <typename T, int P, CacheHint H = CacheHint::normal, bool Exact = false>
 OPK_DEV void store_pack(T* row, int64_t c, int64_t n, bool vec, const float (&v)[P]) {
     const int64_t e = c * P;
-    if (vec && e + P <= n) {
+    if (Exact || (vec && e + P <= n)) {
 #if OPK_WORD_PACKS
         const uint4 p = pack_of<T, P>(v);
         store16<H>(row + e, p);
@@ -218,24 +219,30 @@ OPK_DEV Span per_row(Span s) {
 
 // The packs of a row that this thread owns, C at most, kept raw in registers.
 // each(f) calls f(i, c, v) with v the pack as fp32, for every pack held.
+// Exact: the rows are exact for the group (kExactPath): every row is C whole packs per
+// thread, 16-byte aligned, so no bounds test or element fallback is compiled.
 template <typename T, int C>
 struct RowCache {
     static constexpr int P = Pack<T>::n;
     uint4 raw[C];
 
+    template <bool Exact = false>
     OPK_DEV void load(const T* row, const Span& s, bool vec, float fill = 0.0f) {
 #pragma unroll
         for (int i = 0; i < C; ++i) {
             const int64_t c = int64_t(i) * s.size + s.lane;
-            if (c < s.packs) load_raw<T, P>(row, c, s.n, vec, raw[i], fill);
+            if constexpr (Exact)
+                raw[i] = load16<CacheHint::normal>(row + c * P);
+            else if (c < s.packs)
+                load_raw<T, P>(row, c, s.n, vec, raw[i], fill);
         }
     }
-    template <class F>
+    template <bool Exact = false, class F>
     OPK_DEV void each(const Span& s, F&& f) const {
 #pragma unroll
         for (int i = 0; i < C; ++i) {
             const int64_t c = int64_t(i) * s.size + s.lane;
-            if (c < s.packs) {
+            if (Exact || c < s.packs) {
                 float v[P];
                 unpack<T, P>(raw[i], v);
                 f(i, c, v);
@@ -243,6 +250,17 @@ struct RowCache {
         }
     }
 };
+
+// Whether a row kernel compiles a second, lean body for exact rows, taken when the host
+// found them exact (ExactRows in ops_common.h): rows of C whole 16-byte packs per thread of
+// a block-wide group (config 1), 16-byte aligned. Its pack accesses are plain 16-byte loads
+// and stores with no bounds tests; on the H100 that made a softmax forward with 4 packs per
+// thread 7-11 % faster in bf16 at the same registers and occupancy
+// (bench/experiments/lean_softmax.cu, bench/results/h100-2026-11-24-rows-fwd/).
+// Not where 1024 threads leave 64 VGPRs (gfx900/906/908): the code-object gate saw the
+// two bodies spill there (15-40 VGPRs).
+template <int G, int C>
+constexpr bool kExactPath = G == 0 && C > 0 && !OPK_SMALL_VGPR_FILE;
 
 // f(i, c, a, b) over the packs two caches of the same row shape hold.
 template <typename T, int C, class F>

@@ -6,11 +6,10 @@
 namespace opk {
 namespace {
 
-template <typename T, int G, int C>
-OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
+template <typename T, int G, int C, bool Exact>
+OPK_DEV void softmax_forward_rows(const SoftmaxArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
-    __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
     const Span rows_span = g.span(a.n, P);
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
@@ -21,12 +20,12 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
         RowCache<T, C ? C : 1> x;
         if constexpr (cached) {
             // This thread's own max first (no exp), then one (max, sum) reduction.
-            x.load(xr, sp, a.a.vec, -INFINITY);
-            x.each(sp, [&](int, int64_t, const float(&v)[P]) {
+            x.template load<Exact>(xr, sp, a.a.vec, -INFINITY);
+            x.template each<Exact>(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
                 for (int k = 0; k < P; ++k) m = fmaxf(m, v[k]);
             });
-            x.each(sp, [&](int, int64_t, const float(&v)[P]) {
+            x.template each<Exact>(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
                 for (int k = 0; k < P; ++k) s += exp_shifted_for<T>(v[k], m);
             });
@@ -40,13 +39,22 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
             float out[P];
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = exp_shifted_for<T>(v[k], m) * rs;
-            store_pack<T, P, kStoreHint<cached>>(yr, c, sp.n, a.out.vec, out);
+            store_pack<T, P, kStoreHint<cached>, Exact>(yr, c, sp.n, a.out.vec, out);
         };
         if constexpr (cached)
-            x.each(sp, emit);
+            x.template each<Exact>(sp, emit);
         else
             stream_row_back<T>(xr, sp, a.a.vec, -INFINITY, emit);
     }
+}
+
+// One reduction scratch for both bodies (two would double the LDS on AMD).
+template <typename T, int G, int C>
+OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
+    __shared__ float smem[kReduceSlots];
+    if constexpr (kExactPath<G, C>)
+        if (a.exact) return softmax_forward_rows<T, G, C, true>(a, smem);
+    softmax_forward_rows<T, G, C, false>(a, smem);
 }
 
 // dx = y * (dy - sum(dy * y)).

@@ -8,6 +8,7 @@
 #include "tensor_args.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <vector>
 
 namespace opkit_gpu {
@@ -69,6 +70,19 @@ inline RowPlan plan_rows(const Device& d, int64_t rows, int64_t n, size_t esize,
     p.grid = size_t(std::max<int64_t>(grid, rows > 0 ? 1 : 0));
     p.groups = int64_t(p.grid) * rows_per_block;
     return p;
+}
+
+// Whether rows of n elements are exact for a plan of the cached block-wide config (1):
+// whole 16-byte packs, exactly chunks of them per thread of the block, and every row view
+// 16-byte aligned. Such rows take the kernels' lean body (kExactPath in rows.cuh).
+inline bool exact_rows(const RowPlan& p, int64_t n, size_t esize, const opk::RowConfig (&cfgs)[3],
+                       std::initializer_list<const opk::RowsView*> views) {
+    const int64_t pack = int64_t(16 / esize);
+    if (p.config != 1 || n % pack != 0 || n / pack != int64_t(p.block) * opk::chunks_for(cfgs[1], int(esize)))
+        return false;
+    for (const opk::RowsView* v : views)
+        if (!v->vec) return false;
+    return true;
 }
 
 // Rows read in one pass only (cross-entropy's loss without the gradient): one row per

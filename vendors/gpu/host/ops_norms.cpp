@@ -43,6 +43,7 @@ opkit_status forward(const char* op, bool layer, const opkit_tensor* x, const op
     a.eps = eps;
     a.weight_offset = weight_offset;
     const RowPlan p = plan_rows(d, rows, n, element_size(x), opk::kRowConfigs, 0);
+    a.exact = layer && exact_rows(p, n, element_size(x), opk::kRowConfigs, {&a.x, &a.y});  // rms: none
     return launch_rows(d, Module::norms, layer ? kLnFwd[type] : kRmsFwd[type], p, stream, a);
 }
 
