@@ -141,20 +141,19 @@ OPK_DEV float* shared_columns(int array, const Span& s, int P) {
 }
 
 // Loads row r of x and dy into the caches (nothing past the last row).
-template <typename T, int C>
+template <bool Exact, typename T, int C>
 OPK_DEV void prefetch2(const RowsView& x, const RowsView& dy, int64_t r, int64_t rows, const Span& sp,
                        RowCache<T, C>& xc, RowCache<T, C>& dyc) {
     if (r >= rows) return;
-    xc.load(row_ptr<const T>(x, r), sp, x.vec);
-    dyc.load(row_ptr<const T>(dy, r), sp, dy.vec);
+    xc.template load<Exact>(row_ptr<const T>(x, r), sp, x.vec);
+    dyc.template load<Exact>(row_ptr<const T>(dy, r), sp, dy.vec);
 }
 
 // dx = rstd * g - x * rstd^3 * mean(g * x), g = dy * (weight + weight_offset);
 // dweight += dy * x * rstd.
-template <typename T, int G, int C>
-OPK_DEV void rms_backward(const NormArgs& a) {
+template <typename T, int G, int C, bool Exact>
+OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
-    __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
     const Span rows_span = g.span(a.n, P);
     const Span& sp = rows_span;  // the row loop shadows it with per_row(rows_span)
@@ -172,7 +171,7 @@ OPK_DEV void rms_backward(const NormArgs& a) {
     // Not where 1024 threads leave 64 VGPRs (gfx900/906/908): the second row spilled.
     constexpr bool kPrefetch = cached && sizeof(T) == 2 && !OPK_SMALL_VGPR_FILE;
     RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
-    if constexpr (kPrefetch) prefetch2(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
+    if constexpr (kPrefetch) prefetch2<Exact>(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const Span sp = per_row(rows_span);
@@ -187,13 +186,13 @@ OPK_DEV void rms_backward(const NormArgs& a) {
 #pragma unroll
             for (int k = 0; k < P; ++k) {
                 dot += dy[k] * wv[k] * x[k];
-                if (c * P + k < sp.n) dw.add(i, c, k, dy[k] * x[k] * inv);
+                if (Exact || c * P + k < sp.n) dw.add(i, c, k, dy[k] * x[k] * inv);
             }
         };
         if constexpr (cached) {
-            if constexpr (!kPrefetch) prefetch2(a.x, a.dy, r, a.rows, sp, xc, dyc);
-            each2(dyc, xc, sp, first);
-            if constexpr (kPrefetch) prefetch2(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
+            if constexpr (!kPrefetch) prefetch2<Exact>(a.x, a.dy, r, a.rows, sp, xc, dyc);
+            each2<Exact>(dyc, xc, sp, first);
+            if constexpr (kPrefetch) prefetch2<Exact>(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
         } else {
             stream_rows2<T>(dyr, a.dy.vec, xr, a.x.vec, sp, first);
         }
@@ -204,10 +203,10 @@ OPK_DEV void rms_backward(const NormArgs& a) {
             column_pack<T, P>(w, c, sp.n, a.weight_vec, a.weight_offset, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = inv * dy[k] * wv[k] - coef * x[k];
-            store_pack<T, P>(dxr, c, sp.n, a.dx.vec, out);
+            store_pack<T, P, CacheHint::normal, Exact>(dxr, c, sp.n, a.dx.vec, out);
         };
         if constexpr (cached) {
-            each2(dyc, xc, sp, emit);
+            each2<Exact>(dyc, xc, sp, emit);
             if constexpr (kPrefetch) {
                 xc = xn;
                 dyc = dyn;
@@ -217,6 +216,18 @@ OPK_DEV void rms_backward(const NormArgs& a) {
         }
     }
     dw.flush(sp);
+}
+
+// The norm backwards take the exact-row body (kExactPath) for fp32 only: measured on the
+// H100 (bench/results/h100-2026-11-24-rows-fwd/exact-bwd-*-ab-*), layer_norm backward f32
+// +5-8 %, rms_norm +1-2 %, but the 2-byte kernels, which already spill at 64 registers,
+// lost 6-24 % with a second body.
+template <typename T, int G, int C>
+OPK_DEV void rms_backward(const NormArgs& a) {
+    __shared__ float smem[kReduceSlots];
+    if constexpr (kExactPath<G, C> && sizeof(T) == 4)
+        if (a.exact) return rms_backward_rows<T, G, C, true>(a, smem);
+    rms_backward_rows<T, G, C, false>(a, smem);
 }
 
 // y = (x - mean) * rstd * weight + bias; biased variance. Cached rows use the exact
@@ -307,10 +318,9 @@ OPK_DEV void ln_forward(const NormArgs& a) {
 
 // xhat = (x - mean) * rstd, g = dy * weight;
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); dweight += dy * xhat; dbias += dy.
-template <typename T, int G, int C>
-OPK_DEV void ln_backward(const NormArgs& a) {
+template <typename T, int G, int C, bool Exact>
+OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
-    __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
     const Span rows_span = g.span(a.n, P);
     const Span& sp = rows_span;  // the row loop shadows it with per_row(rows_span)
@@ -327,7 +337,7 @@ OPK_DEV void ln_backward(const NormArgs& a) {
     const float inv_n = 1.0f / float(sp.n);
     constexpr bool kPrefetch = cached && sizeof(T) == 2 && !OPK_SMALL_VGPR_FILE;  // as in rms_backward
     RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
-    if constexpr (kPrefetch) prefetch2(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
+    if constexpr (kPrefetch) prefetch2<Exact>(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const Span sp = per_row(rows_span);
@@ -342,7 +352,7 @@ OPK_DEV void ln_backward(const NormArgs& a) {
             column_pack<T, P>(w, c, sp.n, a.weight_vec, 0.0f, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) {
-                if (c * P + k >= sp.n) continue;  // the fill past the end
+                if (!Exact && c * P + k >= sp.n) continue;  // the fill past the end
                 const float xh = (x[k] - mu) * inv, gk = dy[k] * wv[k];
                 sums[0] += gk;
                 sums[1] += gk * xh;
@@ -351,9 +361,9 @@ OPK_DEV void ln_backward(const NormArgs& a) {
             }
         };
         if constexpr (cached) {
-            if constexpr (!kPrefetch) prefetch2(a.x, a.dy, r, a.rows, sp, xc, dyc);
-            each2(dyc, xc, sp, first);
-            if constexpr (kPrefetch) prefetch2(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
+            if constexpr (!kPrefetch) prefetch2<Exact>(a.x, a.dy, r, a.rows, sp, xc, dyc);
+            each2<Exact>(dyc, xc, sp, first);
+            if constexpr (kPrefetch) prefetch2<Exact>(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
         } else {
             stream_rows2<T>(dyr, a.dy.vec, xr, a.x.vec, sp, first);
         }
@@ -364,10 +374,10 @@ OPK_DEV void ln_backward(const NormArgs& a) {
             column_pack<T, P>(w, c, sp.n, a.weight_vec, 0.0f, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = inv * (dy[k] * wv[k] - mg - (x[k] - mu) * inv * mgx);
-            store_pack<T, P>(dxr, c, sp.n, a.dx.vec, out);
+            store_pack<T, P, CacheHint::normal, Exact>(dxr, c, sp.n, a.dx.vec, out);
         };
         if constexpr (cached) {
-            each2(dyc, xc, sp, emit);
+            each2<Exact>(dyc, xc, sp, emit);
             if constexpr (kPrefetch) {
                 xc = xn;
                 dyc = dyn;
@@ -378,6 +388,14 @@ OPK_DEV void ln_backward(const NormArgs& a) {
     }
     dw.flush(sp);
     db.flush(sp);
+}
+
+template <typename T, int G, int C>
+OPK_DEV void ln_backward(const NormArgs& a) {
+    __shared__ float smem[kReduceSlots];
+    if constexpr (kExactPath<G, C> && sizeof(T) == 4)
+        if (a.exact) return ln_backward_rows<T, G, C, true>(a, smem);
+    ln_backward_rows<T, G, C, false>(a, smem);
 }
 
 }  // namespace

@@ -263,13 +263,13 @@ template <int G, int C>
 constexpr bool kExactPath = G == 0 && C > 0 && !OPK_SMALL_VGPR_FILE;
 
 // f(i, c, a, b) over the packs two caches of the same row shape hold.
-template <typename T, int C, class F>
+template <bool Exact = false, typename T, int C, class F>
 OPK_DEV void each2(const RowCache<T, C>& ca, const RowCache<T, C>& cb, const Span& s, F&& f) {
     constexpr int P = Pack<T>::n;
 #pragma unroll
     for (int i = 0; i < C; ++i) {
         const int64_t c = int64_t(i) * s.size + s.lane;
-        if (c < s.packs) {
+        if (Exact || c < s.packs) {
             float a[P], b[P];
             unpack<T, P>(ca.raw[i], a);
             unpack<T, P>(cb.raw[i], b);

@@ -102,6 +102,8 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     a.want_dweight = dweight != nullptr;
     a.want_dbias = dbias != nullptr;
     a.shared_sums = p.smem > 0;
+    // fp32 only: the 2-byte kernels have no exact-row body (norms.cu says why).
+    a.exact = es == 4 && exact_rows(p, n, es, opk::kRowConfigsNormBwd, {&a.x, &a.dy, &a.dx});
     OPKIT_GPU_TRY(launch_rows(d, Module::norms, layer ? kLnBwd[type] : kRmsBwd[type], p, s, a));
     const size_t col_grid = ceil_div(size_t(n), opk::kColumnSumColumns);
     if (dweight) {
