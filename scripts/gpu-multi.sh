@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu-multi.sh BUILD OUT — issue 15's runs on a machine with two or more GPUs, from a
-# build directory copied there (carry): the multi-GPU test binary, the device-1 pytest
-# cases, and the DDP (NCCL) equality check. Logs under OUT; exit status non-zero when any
+# build directory copied there (carry): the multi-GPU test binaries (cuda; rocm on the
+# shims), the device-1 pytest cases, and the DDP (NCCL) equality check. Logs under OUT; exit status non-zero when any
 # part failed (77 from a part means it was skipped: fewer than two GPUs).
 set -uo pipefail
 build=$(cd "$1" && pwd); out=$2
@@ -19,6 +19,13 @@ run() {  # name, command...
   [ $r -eq 0 ] || rc=1
 }
 run multigpu-tests "$build/bin/opkit_cuda_multigpu_tests" -s
+# The rocm vendor on the same two GPUs through the HIP-over-CUDA test runtime, in a build
+# made with -DOPKIT_ROCM_TEST_ON_CUDA=ON (tests/hip_on_cuda/README.md).
+shim=$build/tests/hip_on_cuda
+if [ -x "$build/bin/opkit_rocm_multigpu_tests" ] && [ -d "$shim/hip" ]; then
+  run rocm-multigpu-tests env LD_LIBRARY_PATH="$shim/hip:$shim/hipblaslt:$shim/rocblas" \
+    "$build/bin/opkit_rocm_multigpu_tests" -s
+fi
 run pytest-multigpu python3 -m pytest -q -rs -p no:cacheprovider python/tests/test_torch_multigpu.py
 run ddp-nccl python3 bench/ddp_check.py
 exit $rc

@@ -16,8 +16,11 @@ checks Tensor.__dlpack__ makes and torch's C exporter (torch.utils.dlpack.to_dlp
 instead of the Python-level Tensor.__dlpack__/__dlpack_device__ (about 1 us each), and
 their stream from the raw current-stream query; an explicit stream= orders torch's work
 before it once per call, not once per tensor, and not at all when it is the current
-stream. Anything out of the ordinary (autograd, a non-current device, pinned memory,
-subclasses, CuPy, JAX, ...) takes the general path: the DLPack protocol as written.
+stream. Tensors of any CUDA device take that path, the current device's or not: the
+stream is that device's current stream. Anything out of the ordinary (autograd, pinned
+memory, subclasses, CuPy, JAX, ...) takes the general path: the DLPack protocol as
+written, where a PyTorch tensor of a non-current device is exported from under
+torch.cuda.device(its device), since Tensor.__dlpack__ refuses it otherwise.
 """
 import ctypes
 import sys
@@ -109,6 +112,17 @@ def _from_array_interface(obj):
     return ctypes.addressof(t), keep
 
 
+def _torch_device_export(obj, producer_stream):
+    """Tensor.__dlpack__ of a PyTorch CUDA tensor, from under torch.cuda.device(its
+    device): PyTorch exports only tensors of its current device, opkit takes any (and
+    orders stream= after that device's current stream, as __dlpack__ does there)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(obj, torch.Tensor) and obj.is_cuda:
+        with torch.cuda.device(obj.get_device()):
+            return obj.__dlpack__(stream=producer_stream)
+    return obj.__dlpack__(stream=producer_stream)
+
+
 def _convert(obj, device, producer_stream):
     """(address, keep-alive) for obj through the DLPack protocol (or
     __array_interface__); producer_stream is what __dlpack__ gets for device tensors
@@ -117,6 +131,8 @@ def _convert(obj, device, producer_stream):
         try:
             if device[0] == DEVICE_CPU:
                 capsule = obj.__dlpack__()
+            elif device[0] == DEVICE_CUDA or device[0] == DEVICE_ROCM:
+                capsule = _torch_device_export(obj, producer_stream)
             else:
                 capsule = obj.__dlpack__(stream=producer_stream)
         except (BufferError, TypeError):
@@ -157,12 +173,10 @@ class _Torch:
             "complex32", "complex64", "complex128") if hasattr(torch, n))
         self.hip = getattr(torch.version, "hip", None) is not None
         c = torch._C
-        # The raw queries behind torch.cuda.current_stream(d).cuda_stream and
-        # torch.cuda.current_device() (which build Python objects); the public ones when a
-        # torch build lacks them.
+        # The raw query behind torch.cuda.current_stream(d).cuda_stream (which builds a
+        # Python object); the public one when a torch build lacks it.
         self.raw_stream = getattr(c, "_cuda_getCurrentRawStream", None) or (
             lambda d: torch.cuda.current_stream(d).cuda_stream)
-        self.current_device = getattr(c, "_cuda_getDevice", None) or torch.cuda.current_device
         self.external = {}  # stream handle -> torch.cuda.ExternalStream
         self.local = threading.local()  # .events: device -> torch.cuda.Event
 
@@ -245,7 +259,6 @@ def prepare(stream, objs):
         producer = stream if stream != 0 else 1
         raw_producer = stream
     picked = stream is not None
-    current = None  # torch's current CUDA device, asked once per call
     order = None  # (device, stream) when torch's work must be ordered before stream=
     out = []
     keep = []
@@ -272,24 +285,25 @@ def prepare(stream, objs):
             if not (o.requires_grad or o.layout is not _torch_strided
                     or o.dtype in _torch_complex):
                 if o.is_cuda:
+                    # Any device, current or not: Tensor.__dlpack__ refuses tensors of a
+                    # device other than the current one, but the C exporter does not, and
+                    # the stream is that device's current stream (torch's streams are per
+                    # device). A call mixing devices is refused by opkit itself.
                     device = o.get_device()
-                    if current is None:
-                        current = _torch.current_device()
-                    if device == current:
-                        if not picked:
-                            stream = _torch.raw_stream(device)
-                            picked = True
-                        if producer == -1 or order is not None:
-                            capsule = _torch_to_dlpack(o)
-                            out.append(_get_pointer(capsule, b"dltensor"))
-                            keep.append(capsule)
-                            continue
-                        if not (_torch.hip or producer == 2):  # else torch's own rules
-                            order = (device, producer)
-                            capsule = _torch_to_dlpack(o)
-                            out.append(_get_pointer(capsule, b"dltensor"))
-                            keep.append(capsule)
-                            continue
+                    if not picked:
+                        stream = _torch.raw_stream(device)
+                        picked = True
+                    if producer == -1 or order is not None:
+                        capsule = _torch_to_dlpack(o)
+                        out.append(_get_pointer(capsule, b"dltensor"))
+                        keep.append(capsule)
+                        continue
+                    if not (_torch.hip or producer == 2):  # else torch's own rules
+                        order = (device, producer)
+                        capsule = _torch_to_dlpack(o)
+                        out.append(_get_pointer(capsule, b"dltensor"))
+                        keep.append(capsule)
+                        continue
                 elif o.is_cpu and not o.is_pinned():
                     capsule = _torch_to_dlpack(o)
                     out.append(_get_pointer(capsule, b"dltensor"))

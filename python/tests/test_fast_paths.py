@@ -77,17 +77,16 @@ class FakeCudaTensor:
 
 
 class FakeTorch:
+    """Device 0's current stream is current_stream; device 1's is DEVICE1_STREAM."""
     hip = False
+    DEVICE1_STREAM = 0x1111
 
-    def __init__(self, current_stream=0x1234, device=0):
-        self.current_stream, self.device, self.ordered = current_stream, device, []
-
-    def current_device(self):
-        return self.device
+    def __init__(self, current_stream=0x1234):
+        self.current_stream, self.ordered = current_stream, []
 
     def raw_stream(self, device):
-        assert device == self.device
-        return self.current_stream
+        assert device in (0, 1)
+        return self.current_stream if device == 0 else self.DEVICE1_STREAM
 
     def order_before(self, device, stream):
         self.ordered.append((device, stream))
@@ -125,11 +124,21 @@ def test_torch_cuda_explicit_stream_is_ordered_once_per_call(fake_torch):
     assert len(fake_torch.ordered) == 2 and a.streams == []
 
 
-@pytest.mark.parametrize("case", ["other device", "requires grad", "complex", "hip",
-                                  "per-thread stream"])
+def test_torch_cuda_tensor_of_another_device_runs_on_that_devices_stream(fake_torch):
+    # Device 1's tensors need not be on the current device (issue 15): they take the
+    # fast path, on device 1's current stream, and an explicit stream is ordered after
+    # device 1's work.
+    a, b = FakeCudaTensor(device=1), FakeCudaTensor(device=1)
+    s, ptrs, _ = _tensors.prepare(None, (a, b))
+    assert s == FakeTorch.DEVICE1_STREAM and None not in ptrs
+    assert fake_torch.ordered == [] and a.streams == b.streams == []
+    s, _, _ = _tensors.prepare(0x5678, (a, b))
+    assert s == 0x5678 and fake_torch.ordered == [(1, 0x5678)] and a.streams == []
+
+
+@pytest.mark.parametrize("case", ["requires grad", "complex", "hip", "per-thread stream"])
 def test_torch_out_of_the_ordinary_takes_the_dlpack_protocol(fake_torch, case):
-    t = FakeCudaTensor(device=1 if case == "other device" else 0,
-                       requires_grad=case == "requires grad")
+    t = FakeCudaTensor(requires_grad=case == "requires grad")
     if case == "complex":
         t.dtype = "complex64"
     fake_torch.hip = case == "hip"

@@ -4,11 +4,13 @@
 # opkit_gpu_modules(<var>): the kernel module names, read from vendors/gpu/kernel_modules.h,
 #   the one list of them (one OPK_MODULE(name) per line there).
 # opkit_gpu_vendor(<target> SOURCES <files...> IMAGE_DIR <dir> IMAGE_EXT <.ext>
-#                  IMAGES <files...>): the vendor .so <target> (libopkit_vendor_<name>.so in
+#                  IMAGES <files...> [BUILT_ELSEWHERE <files...>]): the vendor .so <target> (libopkit_vendor_<name>.so in
 #   lib/opkit/vendors), from its runtime SOURCES and the layer, embedding
 #   <dir>/<module><ext> for every module. IMAGES are the custom-command outputs that build
 #   them: the layer's object library owns those commands, so a parallel make runs each
-#   device compile once. The layer is compiled without the vendor's include directories:
+#   device compile once. BUILT_ELSEWHERE <files...>: images another target's commands
+#   build (the rocm test build embeds the cuda vendor's fatbins); they are not sources
+#   here, but images.cpp is re-assembled when one changes. The layer is compiled without the vendor's include directories:
 #   it names no runtime type and includes no runtime header, and this proves it.
 
 set(OPKIT_GPU_HOST_DIR ${CMAKE_CURRENT_LIST_DIR})
@@ -33,7 +35,7 @@ function(opkit_gpu_modules out)
 endfunction()
 
 function(opkit_gpu_vendor target)
-  cmake_parse_arguments(_g "" "IMAGE_DIR;IMAGE_EXT" "SOURCES;IMAGES" ${ARGN})
+  cmake_parse_arguments(_g "" "IMAGE_DIR;IMAGE_EXT" "SOURCES;IMAGES;BUILT_ELSEWHERE" ${ARGN})
   # ---- the shared layer, compiled for this vendor (its images embedded) ----
   file(GLOB _layer CONFIGURE_DEPENDS ${OPKIT_GPU_HOST_DIR}/*.cpp)
   set(_lib ${target}_gpu_host)
@@ -45,7 +47,8 @@ function(opkit_gpu_vendor target)
     OPKIT_GPU_IMAGE_DIR="${_g_IMAGE_DIR}" OPKIT_GPU_IMAGE_EXT="${_g_IMAGE_EXT}"
     OPKIT_GPU_VENDOR_VERSION="${PROJECT_VERSION}")
   # images.cpp is re-assembled when an image changes.
-  set_source_files_properties(${OPKIT_GPU_HOST_DIR}/images.cpp PROPERTIES OBJECT_DEPENDS "${_g_IMAGES}")
+  set_source_files_properties(${OPKIT_GPU_HOST_DIR}/images.cpp PROPERTIES
+    OBJECT_DEPENDS "${_g_IMAGES};${_g_BUILT_ELSEWHERE}")
 
   # ---- the vendor .so: its runtime (SOURCES) and the layer; only opkit_vendor_* exported,
   # no undefined symbols, no RPATH (it is dlopen'ed by path) ----
