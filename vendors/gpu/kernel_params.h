@@ -41,9 +41,15 @@ struct RowConfig {
     int rows_per_block;  // rows a block works on at once (1 when threads = 0)
     int chunks;          // 16-byte packs cached per thread (4-byte types)
     int chunks16;        // the same for 2-byte types, whose packs unpack to twice the values
+    // Resident threads per SM the config's kernels are built for (their launch bounds);
+    // 0 = the family's default (1024: 64 registers a thread on NVIDIA). Fewer leave more
+    // registers a thread, and cap a whole-block config's block at that many threads.
+    int resident = 0;
 };
 // The largest block a config is launched with (its launch bound).
-constexpr int max_block(const RowConfig& c) { return c.threads ? c.threads * c.rows_per_block : 1024; }
+constexpr int max_block(const RowConfig& c) {
+    return c.threads ? c.threads * c.rows_per_block : (c.resident && c.resident < 1024 ? c.resident : 1024);
+}
 constexpr int chunks_for(const RowConfig& c, int element_size) { return element_size == 2 ? c.chunks16 : c.chunks; }
 
 // Kernels that keep one row array (forward norms, softmax, cross-entropy): 4 packs per
@@ -55,6 +61,14 @@ constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2, 2}, {0, 1, 2, 2}, {0, 1, 0, 
 // types keeps them within the 64 registers that 1024 resident threads per SM allow
 // (measured with ptxas -v: two packs of bf16 spill).
 constexpr RowConfig kRowConfigsNormBwd[3] = {{32, 4, 2, 1}, {0, 1, 2, 1}, {0, 1, 0, 0}};
+// layer_norm's backward for 2-byte types: cached rows hold two packs per thread in blocks
+// of at most 512 threads built for 512 resident threads (128 registers: the x and dy packs,
+// the next row's, and the dweight and dbias sums, without spilling). Measured on the H100
+// (bench/experiments/norm_backward_variants.cu, bench/results/2026-11-27-norm-bwd/):
+// bf16 32768x4096 0.484 -> 0.394 ms, 16384x8192 0.460 -> 0.403 ms against one pack per
+// thread at 64 registers; rows of more than 1024 packs stream as before. rms_norm's
+// backward measured no faster this way and keeps kRowConfigsNormBwd.
+constexpr RowConfig kRowConfigsLnBwd16[3] = {{32, 4, 2, 1}, {0, 1, 2, 2, 512}, {0, 1, 0, 0}};
 
 // rms_norm / layer_norm, forward and backward.
 struct NormArgs {

@@ -149,9 +149,18 @@ OPK_DEV void prefetch2(const RowsView& x, const RowsView& dy, int64_t r, int64_t
     dyc.template load<Exact>(row_ptr<const T>(dy, r), sp, dy.vec);
 }
 
+// Cached 2-byte rows (one pack per thread): the next row's loads are issued before this
+// row's reduction, so they are in flight while the group waits at the barrier. (fp32 holds
+// two packs per thread already; a second row would spill.) Not where 1024 threads leave 64
+// VGPRs (gfx900/906/908): the second row spilled. A template argument of the bodies, so
+// that bench/experiments/norm_backward_variants.cu can try other launch shapes with and
+// without it.
+template <typename T, int C>
+constexpr bool kNormBwdPrefetch = C > 0 && sizeof(T) == 2 && !OPK_SMALL_VGPR_FILE;
+
 // dx = rstd * g - x * rstd^3 * mean(g * x), g = dy * (weight + weight_offset);
 // dweight += dy * x * rstd.
-template <typename T, int G, int C, bool Exact>
+template <typename T, int G, int C, bool Exact, bool Prefetch = kNormBwdPrefetch<T, C>>
 OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     const RowGroup<G> g;
@@ -165,13 +174,8 @@ OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
     Acc dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
            a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
 
-    // Cached 2-byte rows (one pack per thread): the next row's loads are issued before
-    // this row's reduction, so they are in flight while the group waits at the barrier.
-    // (fp32 holds two packs per thread already; a second row would spill.)
-    // Not where 1024 threads leave 64 VGPRs (gfx900/906/908): the second row spilled.
-    constexpr bool kPrefetch = cached && sizeof(T) == 2 && !OPK_SMALL_VGPR_FILE;
     RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
-    if constexpr (kPrefetch) prefetch2<Exact>(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
+    if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const Span sp = per_row(rows_span);
@@ -190,9 +194,9 @@ OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
             }
         };
         if constexpr (cached) {
-            if constexpr (!kPrefetch) prefetch2<Exact>(a.x, a.dy, r, a.rows, sp, xc, dyc);
+            if constexpr (!Prefetch) prefetch2<Exact>(a.x, a.dy, r, a.rows, sp, xc, dyc);
             each2<Exact>(dyc, xc, sp, first);
-            if constexpr (kPrefetch) prefetch2<Exact>(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
+            if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
         } else {
             stream_rows2<T>(dyr, a.dy.vec, xr, a.x.vec, sp, first);
         }
@@ -207,7 +211,7 @@ OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
         };
         if constexpr (cached) {
             each2<Exact>(dyc, xc, sp, emit);
-            if constexpr (kPrefetch) {
+            if constexpr (Prefetch) {
                 xc = xn;
                 dyc = dyn;
             }
@@ -318,7 +322,7 @@ OPK_DEV void ln_forward(const NormArgs& a) {
 
 // xhat = (x - mean) * rstd, g = dy * weight;
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); dweight += dy * xhat; dbias += dy.
-template <typename T, int G, int C, bool Exact>
+template <typename T, int G, int C, bool Exact, bool Prefetch = kNormBwdPrefetch<T, C>>
 OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     const RowGroup<G> g;
@@ -335,9 +339,8 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
     Acc db(a.want_dbias ? a.partial + (groups + g.group) * sp.n : nullptr,
            a.shared_sums ? shared_columns<G>(1, sp, P) : nullptr, sp);
     const float inv_n = 1.0f / float(sp.n);
-    constexpr bool kPrefetch = cached && sizeof(T) == 2 && !OPK_SMALL_VGPR_FILE;  // as in rms_backward
     RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
-    if constexpr (kPrefetch) prefetch2<Exact>(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
+    if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const Span sp = per_row(rows_span);
@@ -361,9 +364,9 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
             }
         };
         if constexpr (cached) {
-            if constexpr (!kPrefetch) prefetch2<Exact>(a.x, a.dy, r, a.rows, sp, xc, dyc);
+            if constexpr (!Prefetch) prefetch2<Exact>(a.x, a.dy, r, a.rows, sp, xc, dyc);
             each2<Exact>(dyc, xc, sp, first);
-            if constexpr (kPrefetch) prefetch2<Exact>(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
+            if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
         } else {
             stream_rows2<T>(dyr, a.dy.vec, xr, a.x.vec, sp, first);
         }
@@ -378,7 +381,7 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
         };
         if constexpr (cached) {
             each2<Exact>(dyc, xc, sp, emit);
-            if constexpr (kPrefetch) {
+            if constexpr (Prefetch) {
                 xc = xn;
                 dyc = dyn;
             }
@@ -406,7 +409,11 @@ using namespace opk;
 OPK_ROW_KERNELS(opk_rms_fwd, NormArgs, rms_forward, kRowConfigs)
 OPK_ROW_KERNELS(opk_rms_bwd, NormArgs, rms_backward, kRowConfigsNormBwd)
 OPK_ROW_KERNELS(opk_ln_fwd, NormArgs, ln_forward, kRowConfigs)
-OPK_ROW_KERNELS_RESIDENT(opk_ln_bwd, NormArgs, ln_backward, kRowConfigsNormBwd, OPK_ROW_RESIDENT_THREADS_WIDE)
+// layer_norm's backward: 2-byte types take their own configs (kRowConfigsLnBwd16 says why).
+OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f32, NormArgs, ln_backward, float, kRowConfigsNormBwd, OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f16, NormArgs, ln_backward, opk_f16, kRowConfigsLnBwd16, OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, bf16, NormArgs, ln_backward, opk_bf16, kRowConfigsLnBwd16,
+                        OPK_ROW_RESIDENT_THREADS_WIDE)
 
 // dweight / dbias: out[j] = sum over groups of partial[g][j], converted to the weight's
 // type. A warp reads 32 adjacent columns of one group row (coalesced); the block's

@@ -432,19 +432,20 @@ struct RowGroup {
 #else
 #define OPK_ROW_RESIDENT_THREADS_WIDE OPK_ROW_RESIDENT_THREADS
 #endif
-#define OPK_ROW_KERNEL(name, Args, body, T, cfgs, i, resident)                           \
-    extern "C" __global__ void OPK_BOUNDS_RESIDENT(opk::max_block(cfgs[i]), resident) \
-        name(const Args a) {                                                             \
-        body<T, cfgs[i].threads, OPK_ROW_CHUNKS(T, cfgs[i])>(a);                         \
+// A config's own resident threads (RowConfig::resident) win over the family's default.
+#define OPK_ROW_RESIDENT_OF(cfg, fallback) ((cfg).resident ? (cfg).resident : (fallback))
+#define OPK_ROW_KERNEL(name, Args, body, T, cfgs, i, resident)                                             \
+    extern "C" __global__ void OPK_BOUNDS_RESIDENT(opk::max_block(cfgs[i]), OPK_ROW_RESIDENT_OF(cfgs[i], resident)) \
+        name(const Args a) {                                                                               \
+        body<T, cfgs[i].threads, OPK_ROW_CHUNKS(T, cfgs[i])>(a);                                           \
     }
-#define OPK_ROW_KERNELS_RESIDENT(stem, Args, body, cfgs, resident)           \
-    OPK_ROW_KERNEL(stem##_f32_c0, Args, body, float, cfgs, 0, resident)     \
-    OPK_ROW_KERNEL(stem##_f32_c1, Args, body, float, cfgs, 1, resident)     \
-    OPK_ROW_KERNEL(stem##_f32_c2, Args, body, float, cfgs, 2, resident)     \
-    OPK_ROW_KERNEL(stem##_f16_c0, Args, body, opk_f16, cfgs, 0, resident)   \
-    OPK_ROW_KERNEL(stem##_f16_c1, Args, body, opk_f16, cfgs, 1, resident)   \
-    OPK_ROW_KERNEL(stem##_f16_c2, Args, body, opk_f16, cfgs, 2, resident)   \
-    OPK_ROW_KERNEL(stem##_bf16_c0, Args, body, opk_bf16, cfgs, 0, resident) \
-    OPK_ROW_KERNEL(stem##_bf16_c1, Args, body, opk_bf16, cfgs, 1, resident) \
-    OPK_ROW_KERNEL(stem##_bf16_c2, Args, body, opk_bf16, cfgs, 2, resident)
+// The three configs of one dtype (suffix f32, f16 or bf16).
+#define OPK_ROW_KERNELS_OF_TYPE(stem, suffix, Args, body, T, cfgs, resident) \
+    OPK_ROW_KERNEL(stem##_##suffix##_c0, Args, body, T, cfgs, 0, resident)   \
+    OPK_ROW_KERNEL(stem##_##suffix##_c1, Args, body, T, cfgs, 1, resident)   \
+    OPK_ROW_KERNEL(stem##_##suffix##_c2, Args, body, T, cfgs, 2, resident)
+#define OPK_ROW_KERNELS_RESIDENT(stem, Args, body, cfgs, resident)                \
+    OPK_ROW_KERNELS_OF_TYPE(stem, f32, Args, body, float, cfgs, resident)        \
+    OPK_ROW_KERNELS_OF_TYPE(stem, f16, Args, body, opk_f16, cfgs, resident)      \
+    OPK_ROW_KERNELS_OF_TYPE(stem, bf16, Args, body, opk_bf16, cfgs, resident)
 #define OPK_ROW_KERNELS(stem, Args, body, cfgs) OPK_ROW_KERNELS_RESIDENT(stem, Args, body, cfgs, OPK_ROW_RESIDENT_THREADS)

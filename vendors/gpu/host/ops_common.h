@@ -46,7 +46,7 @@ inline RowPlan plan_rows(const Device& d, int64_t rows, int64_t n, size_t esize,
         p.config = 0;
         rows_per_block = cfgs[0].rows_per_block;
         p.block = unsigned(cfgs[0].threads * cfgs[0].rows_per_block);
-    } else if (need <= 1024) {
+    } else if (need <= opk::max_block(cfgs[1])) {
         // Whole warps (the kernels' block reductions count blockDim / warp size of them),
         // at least two: on NVIDIA multiples of 32 from 64, on wave64 multiples of 64 from 128.
         const int64_t w = d.warp_size;
@@ -57,7 +57,8 @@ inline RowPlan plan_rows(const Device& d, int64_t rows, int64_t n, size_t esize,
         p.block = kStreamBlock;
     }
     p.smem = size_t(rows_per_block) * shared_per_group;
-    int64_t resident = std::max<int64_t>(1, kResidentThreads / p.block);
+    const opk::RowConfig& cfg = cfgs[p.config];
+    int64_t resident = std::max<int64_t>(1, (cfg.resident ? cfg.resident : kResidentThreads) / p.block);
     if (p.smem)
         resident = std::max<int64_t>(1, std::min<int64_t>(resident, int64_t(d.shared_per_sm) / int64_t(p.smem + 1024)));
     const int64_t row_blocks = (rows + rows_per_block - 1) / rows_per_block;

@@ -73,11 +73,12 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     // fp32) when a block may have that much; otherwise straight into the partial rows.
     const size_t pack = 16 / es, padded = (size_t(n) + pack - 1) / pack * pack;  // whole packs
     const size_t shared_per_group = arrays ? padded * sizeof(float) * (layer ? 2 : 1) : 0;
-    RowPlan p = plan_rows(d, rows, n, es, opk::kRowConfigsNormBwd, arrays, shared_per_group);
+    const opk::RowConfig(&cfgs)[3] = layer && es == 2 ? opk::kRowConfigsLnBwd16 : opk::kRowConfigsNormBwd;
+    RowPlan p = plan_rows(d, rows, n, es, cfgs, arrays, shared_per_group);
     // Cached rows of rms_norm, and 2-byte ones of layer_norm, sum in registers (norms.cu).
     const bool register_sums = p.config != 2 && (!layer || es == 2);
     if (register_sums || p.smem > size_t(d.shared_per_block))
-        p = plan_rows(d, rows, n, es, opk::kRowConfigsNormBwd, arrays, 0);
+        p = plan_rows(d, rows, n, es, cfgs, arrays, 0);
     Scratch scratch(d, s);
     float* partial = nullptr;
     if (arrays) {
@@ -103,7 +104,7 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     a.want_dbias = dbias != nullptr;
     a.shared_sums = p.smem > 0;
     // fp32 only: the 2-byte kernels have no exact-row body (norms.cu says why).
-    a.exact = es == 4 && exact_rows(p, n, es, opk::kRowConfigsNormBwd, {&a.x, &a.dy, &a.dx});
+    a.exact = es == 4 && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx});
     OPKIT_GPU_TRY(launch_rows(d, Module::norms, layer ? kLnBwd[type] : kRmsBwd[type], p, s, a));
     const size_t col_grid = ceil_div(size_t(n), opk::kColumnSumColumns);
     if (dweight) {
