@@ -5,7 +5,9 @@
 // backwards hold one pack per thread (two spilled at 64 registers) and reach 0.40-0.57 of
 // the copy bandwidth, the 16384-element rows stream; would more packs per thread at fewer
 // resident threads (more registers) keep more bytes in flight, and cache the long rows?
-// Each line times the row kernel plus the column sums that finish dweight / dbias, as the
+// (The lines without prefetch at one pack per thread, and at two packs with 128 registers,
+// were added for the second run of 2026-11-27.) Each line times the row kernel plus the
+// column sums that finish dweight / dbias, as the
 // library launches them, and is checked against the library's plan (dx on the first and
 // last four rows, dweight and dbias whole). Not part of the build:
 //
@@ -151,16 +153,19 @@ static void run_variant(Shape& s) {
     }
 }
 
-// The library's plan (vendors/gpu/host/ops_norms.cpp, plan_rows): cached rows of up to
-// 1024 packs take config 1 with one pack per thread (2-byte types), register sums, one
-// wave; longer rows stream (config 2, 1024 threads, sums in shared memory when they fit).
+// The library's plan (vendors/gpu/host/ops_norms.cpp, plan_rows): cached rows take
+// config 1 of the op's table (kRowConfigsNormBwd; layer_norm in 2-byte types
+// kRowConfigsLnBwd16 since 2026-11-27), register sums, one wave; longer rows stream
+// (config 2, 1024 threads, sums in shared memory when they fit).
 template <typename T>
 static void run_today(Shape& s) {
     constexpr int P = 16 / sizeof(T);
     const int64_t packs = s.n / P;
-    const int chunks = chunks_for(kRowConfigsNormBwd[1], int(sizeof(T)));
-    const bool cached = (packs + chunks - 1) / chunks <= 1024;
     const bool bf = sizeof(T) == 2;
+    const RowConfig(&cfgs)[3] = s.op == kLn && bf ? kRowConfigsLnBwd16 : kRowConfigsNormBwd;
+    const int chunks = chunks_for(cfgs[1], int(sizeof(T)));
+    const bool cached = (packs + chunks - 1) / chunks <= max_block(cfgs[1]);
+    const int resident = cfgs[1].resident ? cfgs[1].resident : 1024;
     unsigned block;
     size_t smem = 0;
     void (*k)(NormArgs);
@@ -177,7 +182,7 @@ static void run_today(Shape& s) {
     if (smem > 227 * 1024) smem = 0;
     if (smem) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
     const int64_t per_sm = std::max<int64_t>(1, smem ? std::min<int64_t>(1024 / block, 228 * 1024 / int64_t(smem + 1024))
-                                                      : 1024 / block);
+                                                      : (cached ? resident : 1024) / block);
     const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
     const float ms = time_call(s, k, grid, block, smem, smem > 0);
     s.ref = results<T>(s);
@@ -195,10 +200,11 @@ static void sweep(Shape& s) {
     const int64_t packs = s.n / P;
     if constexpr (sizeof(T) == 2) {
         if (packs == 512) {  // bf16 4096
-            OPK_V(512, 1, 1024, true)
+            OPK_V(512, 1, 1024, true) OPK_V(512, 1, 1024, false) OPK_V(256, 2, 512, false)
             OPK_V(256, 2, 1024, false) OPK_V(256, 2, 1024, true) OPK_V(256, 2, 768, true) OPK_V(256, 2, 512, true)
             OPK_V(128, 4, 1024, false) OPK_V(128, 4, 768, false) OPK_V(128, 4, 512, false) OPK_V(128, 4, 512, true)
         } else if (packs == 1024) {  // bf16 8192
+            OPK_V(1024, 1, 1024, true) OPK_V(1024, 1, 1024, false) OPK_V(512, 2, 512, false)
             OPK_V(512, 2, 1024, false) OPK_V(512, 2, 1024, true) OPK_V(512, 2, 512, true)
             OPK_V(256, 4, 768, false) OPK_V(256, 4, 512, false) OPK_V(256, 4, 512, true)
         } else if (packs == 2048) {  // bf16 16384

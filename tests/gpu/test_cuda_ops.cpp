@@ -48,6 +48,12 @@ const std::vector<RowCase>& row_cases() {
         {{5, 2048}, {{}, 8, 0}},
         {{300, 3072}, {}},
         {{3, 2048}, {{}, 3, 1}},
+        // layer_norm backward in 2-byte types: rows of 8193 to 16384 elements take the
+        // four-pack kernel (opk_ln_bwd_long_*, kRowConfigsLnBwd16Long): just past the two-pack limit,
+        // exactly 512 threads of four packs, and misaligned.
+        {{3, 8200}, {}},
+        {{5, 16384}, {}},
+        {{2, 12000}, {{}, 3, 1}},
     };
     return cases;
 }

@@ -149,14 +149,15 @@ OPK_DEV void prefetch2(const RowsView& x, const RowsView& dy, int64_t r, int64_t
     dyc.template load<Exact>(row_ptr<const T>(dy, r), sp, dy.vec);
 }
 
-// Cached 2-byte rows (one pack per thread): the next row's loads are issued before this
-// row's reduction, so they are in flight while the group waits at the barrier. (fp32 holds
-// two packs per thread already; a second row would spill.) Not where 1024 threads leave 64
+// Cached 2-byte rows of one or two packs per thread: the next row's loads are issued
+// before this row's reduction, so they are in flight while the group waits at the barrier.
+// (fp32 holds two packs per thread at 64 registers, and 2-byte rows of four packs at 128;
+// a second row spilled in both.) Not where 1024 threads leave 64
 // VGPRs (gfx900/906/908): the second row spilled. A template argument of the bodies, so
 // that bench/experiments/norm_backward_variants.cu can try other launch shapes with and
 // without it.
 template <typename T, int C>
-constexpr bool kNormBwdPrefetch = C > 0 && sizeof(T) == 2 && !OPK_SMALL_VGPR_FILE;
+constexpr bool kNormBwdPrefetch = C > 0 && C <= 2 && sizeof(T) == 2 && !OPK_SMALL_VGPR_FILE;
 
 // dx = rstd * g - x * rstd^3 * mean(g * x), g = dy * (weight + weight_offset);
 // dweight += dy * x * rstd.
@@ -414,6 +415,10 @@ OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f32, NormArgs, ln_backward, float, kRowConfi
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f16, NormArgs, ln_backward, opk_f16, kRowConfigsLnBwd16, OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, bf16, NormArgs, ln_backward, opk_bf16, kRowConfigsLnBwd16,
                         OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNEL(opk_ln_bwd_long_f16, NormArgs, ln_backward, opk_f16, kRowConfigsLnBwd16Long, 1,
+               OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNEL(opk_ln_bwd_long_bf16, NormArgs, ln_backward, opk_bf16, kRowConfigsLnBwd16Long, 1,
+               OPK_ROW_RESIDENT_THREADS_WIDE)
 
 // dweight / dbias: out[j] = sum over groups of partial[g][j], converted to the weight's
 // type. A warp reads 32 adjacent columns of one group row (coalesced); the block's

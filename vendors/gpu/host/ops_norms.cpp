@@ -10,6 +10,15 @@ const char* const kRmsFwd[3][3] = OPK_ROW_NAMES("opk_rms_fwd");
 const char* const kRmsBwd[3][3] = OPK_ROW_NAMES("opk_rms_bwd");
 const char* const kLnFwd[3][3] = OPK_ROW_NAMES("opk_ln_fwd");
 const char* const kLnBwd[3][3] = OPK_ROW_NAMES("opk_ln_bwd");
+// layer_norm backward, 2-byte types, with kRowConfigsLnBwd16Long: its config 1 is opk_ln_bwd_long_*.
+const char* const kLnBwd16Long[2][3] = {{"opk_ln_bwd_f16_c0", "opk_ln_bwd_long_f16", "opk_ln_bwd_f16_c2"},
+                                        {"opk_ln_bwd_bf16_c0", "opk_ln_bwd_long_bf16", "opk_ln_bwd_bf16_c2"}};
+
+// Whether rows of `packs` packs are cached by config 1 of `cfgs` (not streamed).
+bool cached_by(const opk::RowConfig (&cfgs)[3], int64_t packs, size_t es) {
+    const int64_t chunks = opk::chunks_for(cfgs[1], int(es));
+    return (packs + chunks - 1) / chunks <= opk::max_block(cfgs[1]);
+}
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
 
 opkit_status check_all(const char* op, std::initializer_list<std::pair<const char*, const opkit_tensor*>> ts) {
@@ -73,7 +82,14 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     // fp32) when a block may have that much; otherwise straight into the partial rows.
     const size_t pack = 16 / es, padded = (size_t(n) + pack - 1) / pack * pack;  // whole packs
     const size_t shared_per_group = arrays ? padded * sizeof(float) * (layer ? 2 : 1) : 0;
-    const opk::RowConfig(&cfgs)[3] = layer && es == 2 ? opk::kRowConfigsLnBwd16 : opk::kRowConfigsNormBwd;
+    // layer_norm in 2-byte types: two packs a thread, or four where two would stream.
+    const int64_t packs = int64_t(padded / pack);
+    const bool long16 = layer && es == 2 && !cached_by(opk::kRowConfigsLnBwd16, packs, es) &&
+                        cached_by(opk::kRowConfigsLnBwd16Long, packs, es);
+    const opk::RowConfig(&cfgs)[3] = long16 ? opk::kRowConfigsLnBwd16Long
+                                     : layer && es == 2 ? opk::kRowConfigsLnBwd16
+                                                        : opk::kRowConfigsNormBwd;
+    const char* const(&names)[3] = long16 ? kLnBwd16Long[type - 1] : layer ? kLnBwd[type] : kRmsBwd[type];
     RowPlan p = plan_rows(d, rows, n, es, cfgs, arrays, shared_per_group);
     // Cached rows of rms_norm, and 2-byte ones of layer_norm, sum in registers (norms.cu).
     const bool register_sums = p.config != 2 && (!layer || es == 2);
@@ -105,7 +121,7 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     a.shared_sums = p.smem > 0;
     // fp32 only: the 2-byte kernels have no exact-row body (norms.cu says why).
     a.exact = es == 4 && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx});
-    OPKIT_GPU_TRY(launch_rows(d, Module::norms, layer ? kLnBwd[type] : kRmsBwd[type], p, s, a));
+    OPKIT_GPU_TRY(launch_rows(d, Module::norms, names, p, s, a));
     const size_t col_grid = ceil_div(size_t(n), opk::kColumnSumColumns);
     if (dweight) {
         const opk::ColumnSumArgs c{partial, p.groups, n, base_of(dweight)};
