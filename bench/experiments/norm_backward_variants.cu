@@ -15,6 +15,7 @@
 //        bench/experiments/norm_backward_variants.cu 2> ptxas.txt
 //   ./norm_backward_variants        # on the GPU machine
 #include "../../vendors/gpu/norms.cu"
+#include "fill_pattern.cuh"
 #include "median_time.cuh"
 
 #include <cmath>
@@ -218,29 +219,12 @@ static void sweep(Shape& s) {
     }
 }
 
-__global__ void fill_bf16(opk_bf16* p, int64_t n, float scale, float base) {
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-        p[i] = __float2bfloat16(base + sinf(float(i % 9973) * 0.37f) * scale);
-}
-__global__ void fill_f32(float* p, int64_t n, float scale, float base) {
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-        p[i] = base + sinf(float(i % 9973) * 0.37f) * scale;
-}
-
-template <typename T>
-static void fill(void* p, int64_t n, float scale, float base) {
-    if constexpr (sizeof(T) == 2)
-        fill_bf16<<<1024, 256>>>(static_cast<opk_bf16*>(p), n, scale, base);
-    else
-        fill_f32<<<1024, 256>>>(static_cast<float*>(p), n, scale, base);
-}
-
 template <typename T>
 static void all_shapes(const Buffers& b, int64_t elems) {
     fill<T>(b.x, elems, 3.0f, 0.0f);
     fill<T>(b.dy, elems, 1.0f, 0.1f);
     fill<T>(b.w, 1 << 14, 0.5f, 1.0f);
-    fill_f32<<<256, 256>>>(b.stats, 2 * 32768, 0.2f, 0.9f);  // rstd then mean: plausible values
+    fill<float>(b.stats, 2 * 32768, 0.2f, 0.9f);  // rstd then mean: plausible values
     for (int op : {kRms, kLn})
         for (int64_t n : {int64_t(4096), int64_t(8192), int64_t(16384)}) {
             Shape s{};

@@ -12,6 +12,7 @@
 //   ./row_forward_variants --today   # only the library's kernels, for an A/B of two trees
 #include "../../vendors/gpu/norms.cu"
 #include "../../vendors/gpu/softmax.cu"
+#include "fill_pattern.cuh"
 #include "median_time.cuh"
 
 #include <cmath>
@@ -166,23 +167,6 @@ static void sweep(Shape& s) {
         OPK_V(512, 8, 1024)
         OPK_V(1024, 4, 1024) OPK_V(1024, 4, 2048)
     }
-}
-
-__global__ void fill_bf16(opk_bf16* p, int64_t n, float scale, float base) {
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-        p[i] = __float2bfloat16(base + sinf(float(i % 9973) * 0.37f) * scale);
-}
-__global__ void fill_f32(float* p, int64_t n, float scale, float base) {
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-        p[i] = base + sinf(float(i % 9973) * 0.37f) * scale;
-}
-
-template <typename T>
-static void fill(void* p, int64_t n, float scale, float base) {
-    if constexpr (sizeof(T) == 2)
-        fill_bf16<<<1024, 256>>>(static_cast<opk_bf16*>(p), n, scale, base);
-    else
-        fill_f32<<<1024, 256>>>(static_cast<float*>(p), n, scale, base);
 }
 
 template <typename T>
