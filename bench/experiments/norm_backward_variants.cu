@@ -15,6 +15,7 @@
 //        bench/experiments/norm_backward_variants.cu 2> ptxas.txt
 //   ./norm_backward_variants        # on the GPU machine
 #include "../../vendors/gpu/norms.cu"
+#include "dense_rows.cuh"
 #include "fill_pattern.cuh"
 #include "median_time.cuh"
 
@@ -54,16 +55,6 @@ struct Shape {
     Buffers b;
     std::vector<float> ref;  // dx edge rows, then dweight, then dbias (layer_norm)
 };
-
-static RowsView rows_view(void* p, int64_t rows, int64_t n) {
-    RowsView v{};
-    v.data = p;
-    v.nd = 1;
-    v.size[0] = rows;
-    v.stride[0] = n;
-    v.vec = 1;
-    return v;
-}
 
 template <typename T>
 static void append(std::vector<float>& out, const void* dev, size_t count) {

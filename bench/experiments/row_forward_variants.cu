@@ -12,6 +12,7 @@
 //   ./row_forward_variants --today   # only the library's kernels, for an A/B of two trees
 #include "../../vendors/gpu/norms.cu"
 #include "../../vendors/gpu/softmax.cu"
+#include "dense_rows.cuh"
 #include "fill_pattern.cuh"
 #include "median_time.cuh"
 
@@ -48,16 +49,6 @@ struct Shape {
     double bytes;
     std::vector<float> ref;  // first and last four rows of today's kernel
 };
-
-static RowsView rows_view(void* p, int64_t rows, int64_t n) {
-    RowsView v{};
-    v.data = p;
-    v.nd = 1;
-    v.size[0] = rows;
-    v.stride[0] = n;
-    v.vec = 1;
-    return v;
-}
 
 template <typename T>
 static std::vector<float> edge_rows(const Shape& s) {

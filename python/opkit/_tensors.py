@@ -112,15 +112,21 @@ def _from_array_interface(obj):
     return ctypes.addressof(t), keep
 
 
-def _torch_device_export(obj, producer_stream):
-    """Tensor.__dlpack__ of a PyTorch CUDA tensor, from under torch.cuda.device(its
-    device): PyTorch exports only tensors of its current device, opkit takes any (and
-    orders stream= after that device's current stream, as __dlpack__ does there)."""
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(obj, torch.Tensor) and obj.is_cuda:
-        with torch.cuda.device(obj.get_device()):
+def _device_export(obj, device, producer_stream):
+    """obj.__dlpack__(stream=producer_stream) for a tensor of GPU `device`. PyTorch exports
+    only tensors of its current device (BufferError otherwise); opkit takes any, so a
+    PyTorch tensor it refuses is exported again from under torch.cuda.device(its device),
+    where stream= is ordered after that device's current stream, as __dlpack__ does."""
+    try:
+        return obj.__dlpack__(stream=producer_stream)
+    except BufferError:
+        torch = sys.modules.get("torch")
+        tensor_type = getattr(torch, "Tensor", None)
+        if device[0] not in (DEVICE_CUDA, DEVICE_ROCM) or not (
+                isinstance(tensor_type, type) and isinstance(obj, tensor_type)):
+            raise
+        with torch.cuda.device(device[1]):
             return obj.__dlpack__(stream=producer_stream)
-    return obj.__dlpack__(stream=producer_stream)
 
 
 def _convert(obj, device, producer_stream):
@@ -131,10 +137,8 @@ def _convert(obj, device, producer_stream):
         try:
             if device[0] == DEVICE_CPU:
                 capsule = obj.__dlpack__()
-            elif device[0] == DEVICE_CUDA or device[0] == DEVICE_ROCM:
-                capsule = _torch_device_export(obj, producer_stream)
             else:
-                capsule = obj.__dlpack__(stream=producer_stream)
+                capsule = _device_export(obj, device, producer_stream)
         except (BufferError, TypeError):
             if not hasattr(obj, "__array_interface__"):
                 raise

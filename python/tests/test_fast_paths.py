@@ -1,6 +1,10 @@
 """The binding's per-call fast paths (opkit._tensors.prepare) against the DLPack protocol
 as written: the same results through the general path, and the PyTorch CUDA path's
 stream logic driven by stand-ins (a GPU run covers the real thing in test_gpu_torch)."""
+import contextlib
+import sys
+import types
+
 import numpy as np
 import pytest
 
@@ -146,3 +150,51 @@ def test_torch_out_of_the_ordinary_takes_the_dlpack_protocol(fake_torch, case):
     _tensors.prepare(stream, (t,))
     assert t.streams == [-1 if stream is None else stream]
     assert fake_torch.ordered == []
+
+
+def test_general_path_exports_a_torch_tensor_of_another_device_from_under_it(monkeypatch):
+    # PyTorch's Tensor.__dlpack__ raises BufferError for a tensor of a device other than
+    # the current one; the binding then exports it under torch.cuda.device(that device).
+    current = [0]
+    entered = []
+
+    @contextlib.contextmanager
+    def device(index):
+        entered.append(index)
+        before, current[0] = current[0], index
+        try:
+            yield
+        finally:
+            current[0] = before
+
+    class Tensor:
+        def __init__(self, array, index):
+            self.array, self.index, self.streams = array, index, []
+
+        def __dlpack_device__(self):
+            return opkit.DEVICE_CUDA, self.index
+
+        def __dlpack__(self, stream=None):
+            if self.index != current[0]:
+                raise BufferError("Can't export tensors on a different CUDA device index")
+            self.streams.append(stream)
+            return self.array.__dlpack__()
+
+    fake = types.ModuleType("torch")
+    fake.Tensor = Tensor
+    fake.cuda = types.SimpleNamespace(device=device)
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    monkeypatch.setattr(_tensors, "current_stream", lambda o: 0x99)
+    monkeypatch.setattr(_tensors, "_kinds", {Tensor: _tensors._GENERIC})
+    t = Tensor(np.ones((2, 4), np.float32), 1)
+    s, ptrs, _ = _tensors.prepare(None, (t,))
+    assert s == 0x99 and ptrs[0] is not None
+    assert entered == [1] and t.streams == [-1] and current == [0]
+
+    class NotTorch(Tensor):
+        pass
+
+    monkeypatch.setattr(_tensors, "_kinds", {NotTorch: _tensors._GENERIC})
+    fake.Tensor = type("Other", (), {})  # no longer torch's class: the error stands
+    with pytest.raises(BufferError):
+        _tensors.prepare(None, (NotTorch(np.ones(3, np.float32), 1),))
