@@ -75,3 +75,22 @@ def test_runs_on_device1s_current_stream(inside):
         assert not side.query(), "the sleep ended before the check; raise its length"
     side.synchronize()
     torch.testing.assert_close(y, torch.softmax(src, -1), rtol=2e-5, atol=1e-7)
+
+
+class _Subclass(torch.Tensor):
+    """A tensor subclass: not a plain torch.Tensor, so the binding takes the DLPack
+    protocol as written (its general path) instead of the PyTorch fast path."""
+
+
+@two_gpus
+def test_general_path_takes_a_cuda1_tensor_with_device_0_current():
+    # Tensor.__dlpack__ refuses a tensor of a non-current device; the binding exports it
+    # again from under torch.cuda.device(1).
+    assert torch.cuda.current_device() == 0
+    x = torch.randn(16, 300, device="cuda:1").as_subclass(_Subclass)
+    y = torch.empty_like(x)
+    opkit.softmax_forward(x, y)
+    torch.cuda.synchronize(1)
+    torch.testing.assert_close(y.as_subclass(torch.Tensor), torch.softmax(x.as_subclass(torch.Tensor), -1),
+                               rtol=2e-5, atol=1e-7)
+    assert torch.cuda.current_device() == 0
