@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # gpu-multi.sh BUILD OUT — issue 15's runs on a machine with two or more GPUs, from a
 # build directory copied there (carry): the multi-GPU test binaries (cuda; rocm on the
-# shims), the device-1 pytest cases, and the DDP (NCCL) equality check. Logs under OUT; exit status non-zero when any
-# part failed (77 from a part means it was skipped: fewer than two GPUs).
+# shims), the device-1 pytest cases, and the DDP (NCCL) equality check. Logs under OUT;
+# exit status non-zero when any part failed (77 from a part means it was skipped: fewer
+# than two GPUs).
 set -uo pipefail
 build=$(cd "$1" && pwd); out=$2
 cd "$(dirname "$0")/.."

@@ -66,7 +66,7 @@ constexpr RowConfig kRowConfigsNormBwd[3] = {{32, 4, 2, 1}, {0, 1, 2, 1}, {0, 1,
 // the next row's, and the dweight and dbias sums, without spilling). Measured on the H100
 // (bench/experiments/norm_backward_variants.cu, bench/results/2026-11-27-norm-bwd/):
 // bf16 32768x4096 0.484 -> 0.394 ms, 16384x8192 0.460 -> 0.403 ms against one pack per
-// thread at 64 registers; rows of more than 1024 packs stream as before. rms_norm's
+// thread at 64 registers; longer rows take kRowConfigsLnBwd16Long below. rms_norm's
 // backward measured no faster this way and keeps kRowConfigsNormBwd.
 constexpr RowConfig kRowConfigsLnBwd16[3] = {{32, 4, 2, 1}, {0, 1, 2, 2, 512}, {0, 1, 0, 0}};
 // The same for the rows that stream in that table but fit four packs per thread of a

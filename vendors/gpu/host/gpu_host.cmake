@@ -4,13 +4,14 @@
 # opkit_gpu_modules(<var>): the kernel module names, read from vendors/gpu/kernel_modules.h,
 #   the one list of them (one OPK_MODULE(name) per line there).
 # opkit_gpu_vendor(<target> SOURCES <files...> IMAGE_DIR <dir> IMAGE_EXT <.ext>
-#                  IMAGES <files...> [BUILT_ELSEWHERE <files...>]): the vendor .so <target> (libopkit_vendor_<name>.so in
-#   lib/opkit/vendors), from its runtime SOURCES and the layer, embedding
-#   <dir>/<module><ext> for every module. IMAGES are the custom-command outputs that build
-#   them: the layer's object library owns those commands, so a parallel make runs each
-#   device compile once. BUILT_ELSEWHERE <files...>: images another target's commands
-#   build (the rocm test build embeds the cuda vendor's fatbins); they are not sources
-#   here, but images.cpp is re-assembled when one changes. The layer is compiled without the vendor's include directories:
+#                  IMAGES <files...> [BUILT_ELSEWHERE <files...>]): the vendor .so <target>
+#   (libopkit_vendor_<name>.so in lib/opkit/vendors), from its runtime SOURCES and the
+#   layer, embedding <dir>/<module><ext> for every module. IMAGES are the custom-command
+#   outputs that build them: the layer's object library owns those commands, so a parallel
+#   make runs each device compile once. BUILT_ELSEWHERE: images that another target's
+#   commands build (the rocm test build embeds the cuda vendor's fatbins); not sources
+#   here, but images.cpp is re-assembled when one changes. The layer is compiled without
+#   the vendor's include directories:
 #   it names no runtime type and includes no runtime header, and this proves it.
 
 set(OPKIT_GPU_HOST_DIR ${CMAKE_CURRENT_LIST_DIR})

@@ -31,6 +31,16 @@ constexpr unsigned kStreamBlock = 1024;
 // Row kernels are built for 1024 resident threads per SM (64 registers each).
 constexpr int64_t kResidentThreads = 1024;
 
+// Threads a block of config 1 (a whole row per block) needs for rows of `packs` packs,
+// and whether the config takes them at all (otherwise they stream, config 2).
+inline int64_t block_threads(const opk::RowConfig (&cfgs)[3], int64_t packs, size_t esize) {
+    const int64_t chunks = opk::chunks_for(cfgs[1], int(esize));
+    return (packs + chunks - 1) / chunks;
+}
+inline bool block_caches(const opk::RowConfig (&cfgs)[3], int64_t packs, size_t esize) {
+    return block_threads(cfgs, packs, esize) <= opk::max_block(cfgs[1]);
+}
+
 // shared_per_group: dynamic shared memory each row group needs (the norm backward's
 // dweight/dbias sums). partial_arrays > 0: the kernel writes that many
 // [groups][n] fp32 partial arrays, so the grid is one resident wave (and 64 MiB of
@@ -40,13 +50,13 @@ inline RowPlan plan_rows(const Device& d, int64_t rows, int64_t n, size_t esize,
     const int64_t pack = int64_t(16 / esize), packs = (n + pack - 1) / pack;
     RowPlan p{};
     int64_t rows_per_block = 1;
-    const int chunks0 = opk::chunks_for(cfgs[0], int(esize)), chunks1 = opk::chunks_for(cfgs[1], int(esize));
-    const int64_t need = (packs + chunks1 - 1) / chunks1;  // threads of a block per row
+    const int chunks0 = opk::chunks_for(cfgs[0], int(esize));
     if (packs <= int64_t(cfgs[0].threads) * chunks0) {
         p.config = 0;
         rows_per_block = cfgs[0].rows_per_block;
         p.block = unsigned(cfgs[0].threads * cfgs[0].rows_per_block);
-    } else if (need <= opk::max_block(cfgs[1])) {
+    } else if (block_caches(cfgs, packs, esize)) {
+        const int64_t need = block_threads(cfgs, packs, esize);
         // Whole warps (the kernels' block reductions count blockDim / warp size of them),
         // at least two: on NVIDIA multiples of 32 from 64, on wave64 multiples of 64 from 128.
         const int64_t w = d.warp_size;

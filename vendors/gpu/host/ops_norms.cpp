@@ -13,12 +13,6 @@ const char* const kLnBwd[3][3] = OPK_ROW_NAMES("opk_ln_bwd");
 // layer_norm backward, 2-byte types, with kRowConfigsLnBwd16Long: its config 1 is opk_ln_bwd_long_*.
 const char* const kLnBwd16Long[2][3] = {{"opk_ln_bwd_f16_c0", "opk_ln_bwd_long_f16", "opk_ln_bwd_f16_c2"},
                                         {"opk_ln_bwd_bf16_c0", "opk_ln_bwd_long_bf16", "opk_ln_bwd_bf16_c2"}};
-
-// Whether rows of `packs` packs are cached by config 1 of `cfgs` (not streamed).
-bool cached_by(const opk::RowConfig (&cfgs)[3], int64_t packs, size_t es) {
-    const int64_t chunks = opk::chunks_for(cfgs[1], int(es));
-    return (packs + chunks - 1) / chunks <= opk::max_block(cfgs[1]);
-}
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
 
 opkit_status check_all(const char* op, std::initializer_list<std::pair<const char*, const opkit_tensor*>> ts) {
@@ -84,8 +78,8 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     const size_t shared_per_group = arrays ? padded * sizeof(float) * (layer ? 2 : 1) : 0;
     // layer_norm in 2-byte types: two packs a thread, or four where two would stream.
     const int64_t packs = int64_t(padded / pack);
-    const bool long16 = layer && es == 2 && !cached_by(opk::kRowConfigsLnBwd16, packs, es) &&
-                        cached_by(opk::kRowConfigsLnBwd16Long, packs, es);
+    const bool long16 = layer && es == 2 && !block_caches(opk::kRowConfigsLnBwd16, packs, es) &&
+                        block_caches(opk::kRowConfigsLnBwd16Long, packs, es);
     const opk::RowConfig(&cfgs)[3] = long16 ? opk::kRowConfigsLnBwd16Long
                                      : layer && es == 2 ? opk::kRowConfigsLnBwd16
                                                         : opk::kRowConfigsNormBwd;
