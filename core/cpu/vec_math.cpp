@@ -22,7 +22,6 @@ namespace opkit::cpu::vec {
     return r
 
 #define OPKIT_ADD(a, b) ((a) + (b))
-#define OPKIT_MAX(a, b) ((a) > (b) ? (a) : (b))
 
 OPKIT_CLONES float sum(const float* x, int64_t n) {
 #define E(j) x[j]
@@ -42,10 +41,27 @@ OPKIT_CLONES float dot(const float* x, const float* y, int64_t n) {
 #undef E
 }
 
+// The maxima compare order-preserving integer keys of the float bits instead of floats:
+// GCC keeps a float `a > b ? a : b` reduction scalar unless NaNs and signed zeros may be
+// ignored (-ffast-math), while an integer max vectorizes (vpmaxsd/vpmaxsw). Measured on
+// this VM (AVX2): the max of a 2048 x 4096 bf16 matrix, row by row, 4.2 -> 1.6 ms.
+// The key of a non-negative float is its bits; a negative one's magnitude bits are
+// flipped, so that more negative sorts lower; the map is its own inverse. The result
+// differs from a float max only where it cannot matter: +0 wins over -0 (x - max is the
+// same), and a NaN with the sign bit clear wins over everything (e^(x - NaN) is NaN, as
+// e^(NaN - max) is for any NaN, so the row's sum is NaN either way).
+__attribute__((always_inline)) inline int32_t order_key(int32_t bits) { return bits < 0 ? bits ^ 0x7fffffff : bits; }
+__attribute__((always_inline)) inline int16_t order_key(int16_t bits) {
+    return bits < 0 ? int16_t(bits ^ 0x7fff) : bits;
+}
+
 OPKIT_CLONES float max(const float* x, int64_t n) {
-#define E(j) x[j]
-    OPKIT_REDUCE(-INFINITY, E, OPKIT_MAX);
-#undef E
+    int32_t m = INT32_MIN;  // the key of -NaN with all payload bits set, below -inf
+    for (int64_t i = 0; i < n; ++i) {
+        const int32_t k = order_key(int32_t(float_to_bits(x[i])));
+        m = k > m ? k : m;
+    }
+    return n ? bits_to_float(uint32_t(order_key(m))) : -INFINITY;
 }
 
 // exp and sum in one pass, through 16-element blocks copied to the stack: y may be x
@@ -106,9 +122,12 @@ OPKIT_CLONES void layer_norm_grad(float* g, const float* xh, float s, float mg, 
 }
 
 OPKIT_CLONES_WIDE float max_bf16(const uint16_t* x, int64_t n) {
-#define E(j) bf16_to_f32(x[j])
-    OPKIT_REDUCE(-INFINITY, E, OPKIT_MAX);
-#undef E
+    int16_t m = INT16_MIN;
+    for (int64_t i = 0; i < n; ++i) {
+        const int16_t k = order_key(int16_t(x[i]));
+        m = k > m ? k : m;
+    }
+    return n ? bf16_to_f32(uint16_t(order_key(m))) : -INFINITY;
 }
 
 OPKIT_CLONES_WIDE float dot_bf16(const uint16_t* a, const uint16_t* b, int64_t n) {
@@ -135,6 +154,32 @@ OPKIT_CLONES_WIDE float exp_shifted_bf16(const uint16_t* x, float shift, float* 
         r += e;
     }
     return r;
+}
+
+// Sum of exp(x[i] - shift), nothing stored: the cross-entropy forward's log-sum-exp,
+// which needs no exponentials afterwards. Sixteen partial sums as in exp_shifted.
+__attribute__((always_inline)) inline float widen(float v) { return v; }
+__attribute__((always_inline)) inline float widen(uint16_t v) { return bf16_to_f32(v); }
+
+template <class T>
+__attribute__((always_inline)) inline float exp_sum_row(const T* x, float shift, int64_t n) {
+    float acc[16] = {};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; ++k) acc[k] += exp_fast(widen(x[i + k]) - shift);
+    float r = 0.0f;
+    for (int k = 0; k < 16; ++k) r += acc[k];
+    for (; i < n; ++i) r += exp_fast(widen(x[i]) - shift);
+    return r;
+}
+
+OPKIT_CLONES_WIDE float exp_sum(const float* x, float shift, int64_t n) { return exp_sum_row(x, shift, n); }
+OPKIT_CLONES_WIDE float exp_sum_bf16(const uint16_t* x, float shift, int64_t n) { return exp_sum_row(x, shift, n); }
+
+OPKIT_CLONES float sum_bf16(const uint16_t* x, int64_t n) {
+#define E(j) bf16_to_f32(x[j])
+    OPKIT_REDUCE(0.0f, E, OPKIT_ADD);
+#undef E
 }
 
 OPKIT_CLONES_WIDE void scale_to_bf16(const float* y, float s, uint16_t* out, int64_t n) {

@@ -29,6 +29,10 @@ float max_bf16(const uint16_t* x, int64_t n);
 // y[i] = exp(x[i] - shift) in fp32; returns the sum of y.
 float exp_shifted_bf16(const uint16_t* x, float shift, float* y, int64_t n);
 void scale_to_bf16(const float* y, float s, uint16_t* out, int64_t n);        // out = y * s
+// The sum of exp(x[i] - shift) alone, nothing stored.
+float exp_sum(const float* x, float shift, int64_t n);
+float exp_sum_bf16(const uint16_t* x, float shift, int64_t n);
+float sum_bf16(const uint16_t* x, int64_t n);
 float dot_bf16(const uint16_t* a, const uint16_t* b, int64_t n);
 // dx = y * (dy - s); dx may be dy or y itself.
 void mul_shifted_bf16(const uint16_t* y, const uint16_t* dy, float s, uint16_t* dx, int64_t n);
