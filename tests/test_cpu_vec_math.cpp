@@ -137,8 +137,8 @@ TEST_CASE("outputs may alias inputs: results equal the out-of-place ones") {
     CHECK(a2 == da);
     CHECK(b2 == db);
     std::vector<float> x = a, grad(a.size());
-    opkit::cpu::vec::softmax_minus(x.data(), 0.5f, 0.01f, 2.0f, grad.data(), int64_t(x.size()));
-    opkit::cpu::vec::softmax_minus(x.data(), 0.5f, 0.01f, 2.0f, x.data(), int64_t(x.size()));
+    opkit::cpu::vec::softmax_minus(x.data(), 0.5f, 0.01f, 2.0f, 7, 1.5f, grad.data(), int64_t(x.size()));
+    opkit::cpu::vec::softmax_minus(x.data(), 0.5f, 0.01f, 2.0f, 7, 1.5f, x.data(), int64_t(x.size()));
     CHECK(x == grad);
 }
 

@@ -10,6 +10,7 @@
 
 #include <cinttypes>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace opkit::cpu {
@@ -47,17 +48,57 @@ float reduction_scale(int32_t reduction, int64_t valid) {
     return reduction == OPKIT_REDUCTION_MEAN ? (valid > 0 ? 1.0f / float(valid) : 0.0f) : 1.0f;
 }
 
-// Writes (softmax(x) - (1-eps)*onehot(t) - eps/V) * scale into grad; row holds x in fp32.
-void gradient_row(const float* row, float lse, int64_t t, float eps, int64_t V, float scale,
-                  float* grad) {
-    const float smooth = eps / float(V);
-    vec::softmax_minus(row, lse, smooth, scale, grad, V);
-    grad[t] -= (1.0f - eps) * scale;
+// What the loss needs of one row: its log-sum-exp, the logit at the target (t >= 0) and,
+// for label smoothing, the row's sum. f32 and bf16 rows are read where they are, f16
+// through an fp32 copy; the exponentials are summed, never stored.
+struct RowStats {
+    float lse = 0.0f, at_target = 0.0f, sum = 0.0f;
+};
+
+RowStats row_stats(DType dt, const char* p, int64_t V, int64_t t, bool want_sum) {
+    RowStats st;
+    if (dt == DType::bf16) {
+        const uint16_t* x = reinterpret_cast<const uint16_t*>(p);
+        const float m = vec::max_bf16(x, V);
+        st.lse = m + std::log(vec::exp_sum_bf16(x, m, V));
+        if (t >= 0) st.at_target = bf16_to_f32(x[t]);
+        if (want_sum) st.sum = vec::sum_bf16(x, V);
+        return st;
+    }
+    const float* x = reinterpret_cast<const float*>(p);
+    if (dt != DType::f32) {
+        float* copy = scratch(0, V);
+        load_f32(dt, p, copy, V);
+        x = copy;
+    }
+    const float m = vec::max(x, V);
+    st.lse = m + std::log(vec::exp_sum(x, m, V));
+    if (t >= 0) st.at_target = x[t];
+    if (want_sum) st.sum = vec::sum(x, V);
+    return st;
 }
 
-float log_sum_exp(const float* row, int64_t V, float* tmp) {  // tmp: V floats of scratch
-    const float m = vec::max(row, V);
-    return m + std::log(vec::exp_shifted(row, m, tmp, V));
+// Writes (softmax(x) - (1-eps)*onehot(t) - eps/V) * scale in the logits' type to out,
+// which may be x itself; zeros for an ignored row (t < 0). f32 and bf16 rows go from x to
+// out directly, f16 ones through an fp32 row.
+void write_gradient(DType dt, const char* x, float lse, int64_t t, float eps, int64_t V, float scale, char* out) {
+    if (t < 0) {
+        std::memset(out, 0, size_t(V) * dtype_size(dt));  // +0 is all zero bits in every float type
+        return;
+    }
+    const float smooth = eps / float(V), hit = (1.0f - eps) * scale;
+    if (dt == DType::f32) {
+        vec::softmax_minus(reinterpret_cast<const float*>(x), lse, smooth, scale, t, hit, reinterpret_cast<float*>(out),
+                           V);
+    } else if (dt == DType::bf16) {
+        vec::softmax_minus_bf16(reinterpret_cast<const uint16_t*>(x), lse, smooth, scale, t, hit,
+                                reinterpret_cast<uint16_t*>(out), V);
+    } else {
+        float* row = scratch(0, V);
+        load_f32(dt, x, row, V);
+        vec::softmax_minus(row, lse, smooth, scale, t, hit, row, V);
+        store_f32(dt, row, out, V);
+    }
 }
 
 }  // namespace
@@ -73,29 +114,14 @@ opkit_status cross_entropy_forward(const args::cross_entropy_forward& args) {
     std::vector<float> row_loss(size_t(rows), 0.0f);
     const RowView gv = args.dlogits ? RowView(args.dlogits) : RowView();
     for_each_row(rows, V, [&](int64_t r) {
-        // f32 rows are read where they are; other types through a converted copy
-        float* tmp = scratch(1, V);
-        const float* row = reinterpret_cast<const float*>(lv.row(r));
-        if (dt != DType::f32) {
-            float* copy = scratch(0, V);
-            load_f32(dt, lv.row(r), copy, V);
-            row = copy;
-        }
-        const float l = log_sum_exp(row, V, tmp);
         const int64_t t = tg.value[size_t(r)];
-        if (args.lse) *reinterpret_cast<float*>(vec_elem(args.lse, r)) = l;
+        const RowStats st = row_stats(dt, lv.row(r), V, t, t >= 0 && eps > 0.0f);
+        if (args.lse) *reinterpret_cast<float*>(vec_elem(args.lse, r)) = st.lse;
         if (t >= 0) {
-            const float smooth = eps > 0.0f ? eps / float(V) * vec::sum(row, V) : 0.0f;
-            row_loss[size_t(r)] = l - (1.0f - eps) * row[t] - smooth;
+            const float smooth = eps > 0.0f ? eps / float(V) * st.sum : 0.0f;
+            row_loss[size_t(r)] = st.lse - (1.0f - eps) * st.at_target - smooth;
         }
-        if (args.dlogits) {
-            if (t >= 0) {
-                gradient_row(row, l, t, eps, V, scale, tmp);
-            } else {
-                for (int64_t j = 0; j < V; ++j) tmp[j] = 0.0f;
-            }
-            store_f32(dt, tmp, gv.row(r), V);
-        }
+        if (args.dlogits) write_gradient(dt, lv.row(r), st.lse, t, eps, V, scale, gv.row(r));
     });
     if (args.loss) {
         if (args.reduction == OPKIT_REDUCTION_NONE) {
@@ -120,18 +146,13 @@ opkit_status cross_entropy_backward(const args::cross_entropy_backward& args) {
     const bool per_row = args.reduction == OPKIT_REDUCTION_NONE;
     const float upstream = per_row ? 0.0f : *reinterpret_cast<const float*>(base_ptr(args.dloss));
     for_each_row(rows, V, [&](int64_t r) {
-        float* row = scratch(0, V);
-        float* tmp = scratch(1, V);
         const int64_t t = tg.value[size_t(r)];
-        if (t < 0) {
-            for (int64_t j = 0; j < V; ++j) tmp[j] = 0.0f;
-        } else {
-            load_f32(dt, lv.row(r), row, V);
-            const float l = args.lse ? *reinterpret_cast<const float*>(vec_elem(args.lse, r)) : log_sum_exp(row, V, tmp);
-            const float g = per_row ? *reinterpret_cast<const float*>(vec_elem(args.dloss, r)) : upstream;
-            gradient_row(row, l, t, args.label_smoothing, V, scale * g, tmp);
+        float l = 0.0f, g = 0.0f;
+        if (t >= 0) {
+            l = args.lse ? *reinterpret_cast<const float*>(vec_elem(args.lse, r)) : row_stats(dt, lv.row(r), V, -1, false).lse;
+            g = per_row ? *reinterpret_cast<const float*>(vec_elem(args.dloss, r)) : upstream;
         }
-        store_f32(dt, tmp, gv.row(r), V);
+        write_gradient(dt, lv.row(r), l, t, args.label_smoothing, V, scale * g, gv.row(r));
     });
     return OPKIT_OK;
 }

@@ -151,14 +151,29 @@ OPKIT_CLONES_WIDE void gelu_tanh_mul_backward_bf16(const uint16_t* a, const uint
     backward<GeluTanh>(a, b, g, da, db, n);
 }
 
-OPKIT_CLONES_WIDE void softmax_minus(const float* x, float lse, float smooth, float scale, float* grad, int64_t n) {
-    for (int64_t s = 0; s < n; s += kBlock) {  // grad may be x itself (in place over the logits)
+// The cross-entropy gradient of one row, in the row's own type: grad may be x itself
+// (in place over the logits), and the target's term is subtracted in fp32 before the
+// rounding to T.
+template <class T>
+__attribute__((always_inline)) inline void softmax_minus_row(const T* x, float lse, float smooth, float scale,
+                                                             int64_t t, float hit, T* grad, int64_t n) {
+    for (int64_t s = 0; s < n; s += kBlock) {
         const int64_t m = n - s < kBlock ? n - s : kBlock;
         float xb[kBlock];
-        for (int64_t j = 0; j < m; ++j) xb[j] = x[s + j];
+        for (int64_t j = 0; j < m; ++j) xb[j] = as_f32(x[s + j]);
         for (int64_t j = 0; j < m; ++j) xb[j] = (exp_fast(xb[j] - lse) - smooth) * scale;
-        for (int64_t j = 0; j < m; ++j) grad[s + j] = xb[j];
+        if (t >= s && t < s + m) xb[t - s] -= hit;
+        for (int64_t j = 0; j < m; ++j) grad[s + j] = from_f32<T>(xb[j]);
     }
+}
+
+OPKIT_CLONES_WIDE void softmax_minus(const float* x, float lse, float smooth, float scale, int64_t t, float hit,
+                                     float* grad, int64_t n) {
+    softmax_minus_row(x, lse, smooth, scale, t, hit, grad, n);
+}
+OPKIT_CLONES_WIDE void softmax_minus_bf16(const uint16_t* x, float lse, float smooth, float scale, int64_t t,
+                                          float hit, uint16_t* grad, int64_t n) {
+    softmax_minus_row(x, lse, smooth, scale, t, hit, grad, n);
 }
 
 }  // namespace opkit::cpu::vec

@@ -29,7 +29,11 @@ void gelu_erf_mul_backward_bf16(const uint16_t* a, const uint16_t* b, const uint
 void gelu_tanh_mul_backward_bf16(const uint16_t* a, const uint16_t* b, const uint16_t* g, uint16_t* da,
                                  uint16_t* db, int64_t n);
 
-// grad[j] = (exp(x[j] - lse) - smooth) * scale: a cross-entropy gradient row.
-void softmax_minus(const float* x, float lse, float smooth, float scale, float* grad, int64_t n);
+// grad[j] = (exp(x[j] - lse) - smooth) * scale - (j == t ? hit : 0): a cross-entropy
+// gradient row (t outside [0, n): no target term). grad may be x.
+void softmax_minus(const float* x, float lse, float smooth, float scale, int64_t t, float hit, float* grad,
+                   int64_t n);
+void softmax_minus_bf16(const uint16_t* x, float lse, float smooth, float scale, int64_t t, float hit,
+                        uint16_t* grad, int64_t n);
 
 }  // namespace opkit::cpu::vec
