@@ -22,34 +22,39 @@ import opkit  # noqa: E402
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--dtype", default="bf16")
+    p.add_argument("--ops", default="norms,softmax,ce", help="comma list of norms, softmax, ce")
     args = p.parse_args()
+    ops = set(args.ops.split(","))
     dt = {"bf16": torch.bfloat16, "f32": torch.float32}[args.dtype]
     torch.manual_seed(0)
 
     def rnd(*s):
         return torch.randn(*s, device="cuda").to(dt)
 
-    for R, N in ((32768, 4096), (4096, 16384)):
+    for R, N in ((32768, 4096), (4096, 16384)) if ops & {"norms", "softmax"} else ():
         x, dy, w, b = rnd(R, N), rnd(R, N), rnd(N), rnd(N)
         y, dx, dw, db = torch.empty_like(x), torch.empty_like(x), torch.empty_like(w), torch.empty_like(b)
         rstd = torch.empty(R, device="cuda")
         mean = torch.empty_like(rstd)
-        opkit.rms_norm_forward(x, w, 1e-6, 0.0, y, rstd)
-        opkit.rms_norm_backward(dy, x, w, rstd, 0.0, dx, dw)
-        opkit.layer_norm_forward(x, w, b, 1e-5, y, mean, rstd)
-        opkit.layer_norm_backward(dy, x, w, mean, rstd, dx, dw, db)
-        opkit.softmax_forward(x, y)
-        opkit.softmax_backward(dy, y, dx)
+        if "norms" in ops:
+            opkit.rms_norm_forward(x, w, 1e-6, 0.0, y, rstd)
+            opkit.rms_norm_backward(dy, x, w, rstd, 0.0, dx, dw)
+            opkit.layer_norm_forward(x, w, b, 1e-5, y, mean, rstd)
+            opkit.layer_norm_backward(dy, x, w, mean, rstd, dx, dw, db)
+        if "softmax" in ops:
+            opkit.softmax_forward(x, y)
+            opkit.softmax_backward(dy, y, dx)
         del x, dy, y, dx
-    R, V = 8192, 128256
-    logits = rnd(R, V) * 2
-    target = torch.randint(0, V, (R,), device="cuda")
-    loss = torch.empty((), device="cuda")
-    lse = torch.empty(R, device="cuda")
-    dlogits = torch.empty_like(logits)
-    opkit.cross_entropy_forward(logits, target, -100, 0.0, 1, loss, lse, dlogits)
-    one = torch.ones((), device="cuda")
-    opkit.cross_entropy_backward(one, logits, target, lse, -100, 0.0, 1, dlogits)
+    for R, V in ((8192, 32000), (8192, 128256)) if "ce" in ops else ():
+        logits = rnd(R, V) * 2
+        target = torch.randint(0, V, (R,), device="cuda")
+        loss = torch.empty((), device="cuda")
+        lse = torch.empty(R, device="cuda")
+        dlogits = torch.empty_like(logits)
+        opkit.cross_entropy_forward(logits, target, -100, 0.0, 1, loss, lse, dlogits)
+        one = torch.ones((), device="cuda")
+        opkit.cross_entropy_backward(one, logits, target, lse, -100, 0.0, 1, dlogits)
+        del logits, dlogits
     torch.cuda.synchronize()
     print("ncu_ops: done")
 

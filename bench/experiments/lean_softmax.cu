@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(BMax, Resident / BMax) lean_softmax(const T* x
             float v[P];
             unpack<T, P>(raw[i], v);
 #pragma unroll
-            for (int k = 0; k < P; ++k) s += exp_shifted_for<T>(v[k], m);
+            for (int k = 0; k < P; ++k) s += exp_minus<T>(v[k], exp_base(m));
         }
 #pragma unroll
         for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(BMax, Resident / BMax) lean_softmax(const T* x
             float v[P];
             unpack<T, P>(raw[i], v);
 #pragma unroll
-            for (int k = 0; k < P; ++k) v[k] = exp_shifted_for<T>(v[k], m) * rs;
+            for (int k = 0; k < P; ++k) v[k] = exp_minus<T>(v[k], exp_base(m)) * rs;
             yr[i * B] = pack_of<T, P>(v);
         }
         __syncthreads();  // red[0] is rewritten by the next row's max

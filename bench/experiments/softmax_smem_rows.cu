@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(B, MINB) sm_smem(const SoftmaxArgs a) {
             float v[P];
             unpack<T, P>(buf[c], v);
 #pragma unroll
-            for (int k = 0; k < P; ++k) v[k] = exp_shifted_for<T>(v[k], m) * rs;
+            for (int k = 0; k < P; ++k) v[k] = exp_minus<T>(v[k], exp_base(m)) * rs;
             store_pack<T, P>(yr, c, a.n, true, v);
         }
         if (!DB && next < a.rows) issue_row<T>(rowbuf, row_ptr<const T>(a.a, next), packs);

@@ -31,38 +31,39 @@ OPK_DEV void fill_row(T* row, const Span& sp, bool vec, float value) {
     for (int64_t c = sp.lane; c < sp.packs; c += sp.size) store_pack<T, P>(row, c, sp.n, vec, v);
 }
 
-// The gradient of one pack: (softmax - smooth) * scale, minus (1 - eps) * scale at t.
+// The gradient of one pack without the target's term: (softmax - smooth) * scale, with
+// base = exp_base(lse).
 template <typename T, int P>
-OPK_DEV void grad_pack(float (&v)[P], int64_t c, float lse, int64_t t, float smooth, float hit,
-                       float scale) {
-#if OPK_PACK_COUNTS
-    // The target's place in this pack, or -1 (rows.cuh, pack_count says why).
-    const int64_t rel = t - c * P;
-    const int kt = rel >= 0 && rel < P ? int(rel) : -1;
+OPK_DEV void grad_pack(float (&v)[P], float base, float smooth, float scale) {
 #pragma unroll
-    for (int k = 0; k < P; ++k) {
-        v[k] = (exp_shifted_for<T>(v[k], lse) - smooth) * scale;
-        if (k == kt) v[k] -= hit * scale;
-    }
-#else
-#pragma unroll
-    for (int k = 0; k < P; ++k) {
-        v[k] = (exp_shifted_for<T>(v[k], lse) - smooth) * scale;
-        if (c * P + k == t) v[k] -= hit * scale;
-    }
-#endif
+    for (int k = 0; k < P; ++k) v[k] = (exp_minus<T>(v[k], base) - smooth) * scale;
+}
+
+// The target's element lies in one pack of the row, so the thread that owns that pack
+// rewrites that element after writing its packs, instead of every element being compared
+// with the target: the per-element test was the largest part of the ALU work of the
+// gradient pass, and a per-pack test made nvcc index the pack dynamically, in local
+// memory. A thread of a group holds packs lane, lane + size, ... in both the cached and
+// the streamed layouts (rows.cuh). The owner reads x[t] only when it needs it (in place
+// is safe: no other thread writes its pack), so nothing extra stays live across the
+// row's statistics: on AMD targets with 64 VGPRs that spilled.
+template <typename T>
+OPK_DEV bool owns_target(const Span& sp, bool valid, int64_t t) {
+    return valid && (t / Pack<T>::n) % sp.size == sp.lane;
 }
 
 // Row statistics: max m, sum of exp(x - m) s and sum of x (for label smoothing). Cached
 // rows stay in `x`; streamed rows are folded with the online recurrence, their lines
 // kept in L2 when the gradient pass will read them again (reread).
 template <typename T, int G, int C>
-OPK_DEV void row_stats(const T* xr, const Span& sp, bool vec, bool reread, RowCache<T, C ? C : 1>& x,
-                       float* smem, float& m, float& s, float& sx) {
+OPK_DEV void row_stats(const T* xr, const Span& sp, bool vec, bool reread, bool want_sx,
+                       RowCache<T, C ? C : 1>& x, float* smem, float& m, float& s, float& sx) {
     constexpr int P = Pack<T>::n;
     m = -INFINITY;
     float sums[2] = {0.0f, 0.0f};  // sum of exp, sum of x
+    // The sum of x serves label smoothing only (want_sx: a branch uniform over the grid).
     auto add_x = [&](int64_t c, const float(&v)[P]) {
+        if (!want_sx) return;
 #if OPK_PACK_COUNTS
         const int m = pack_count<P>(c * P, sp.n);
 #pragma unroll
@@ -81,9 +82,10 @@ OPK_DEV void row_stats(const T* xr, const Span& sp, bool vec, bool reread, RowCa
             for (int k = 0; k < P; ++k) m = fmaxf(m, v[k]);
             add_x(c, v);
         });
+        const float base = exp_base(m);
         x.each(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
-            for (int k = 0; k < P; ++k) sums[0] += exp_shifted_for<T>(v[k], m);
+            for (int k = 0; k < P; ++k) sums[0] += exp_minus<T>(v[k], base);
         });
     } else {
         auto fold = [&](int, int64_t c, const float(&v)[P]) {
@@ -105,21 +107,26 @@ OPK_DEV void row_stats(const T* xr, const Span& sp, bool vec, bool reread, RowCa
 }
 
 // Writes the gradient row: cached packs from registers, streamed ones read again.
+// owns: this thread holds the target's pack (owns_target), whose logit is xt.
 template <typename T, bool kCached, class Cache>
 OPK_DEV void write_grad(const T* xr, bool xvec, T* gr, bool gvec, const Span& sp, const Cache& x, float lse,
-                        int64_t t, float smooth, float hit, float scale) {
+                        bool owns, float xt, int64_t t, float smooth, float hit, float scale) {
     constexpr int P = Pack<T>::n;
+    const float base = exp_base(lse);
+    // The target's gradient: (softmax - smooth) * scale - hit * scale.
+    const float target_grad = (exp_minus<T>(xt, base) - smooth) * scale - hit * scale;
     auto emit = [&](int, int64_t c, const float(&v)[P]) {
         float u[P];
 #pragma unroll
         for (int k = 0; k < P; ++k) u[k] = v[k];
-        grad_pack<T, P>(u, c, lse, t, smooth, hit, scale);
+        grad_pack<T, P>(u, base, smooth, scale);
         store_pack<T, P, kStoreHint<kCached>>(gr, c, sp.n, gvec, u);
     };
     if constexpr (kCached)
         x.each(sp, emit);
     else
         stream_row_back<T>(xr, sp, xvec, -INFINITY, emit);
+    if (owns) gr[t] = from_f32<T>(target_grad);  // after the pack store: this store wins
 }
 
 template <typename T, int G, int C>
@@ -144,27 +151,26 @@ OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
             continue;
         }
         const T* xr = row_ptr<const T>(a.logits, r);
-        // Read before anything is written: the gradient may overwrite the logits.
-        const float xt = kind == kValid && g.lane == 0 ? to_f32(xr[t]) : 0.0f;
         RowCache<T, C ? C : 1> x;
         float m, s, sx;
-        row_stats<T, G, C>(xr, sp, a.logits.vec, gr != nullptr, x, smem, m, s, sx);
+        row_stats<T, G, C>(xr, sp, a.logits.vec, gr != nullptr, eps > 0.0f, x, smem, m, s, sx);
         const float lse = m + logf(s);
-        if (g.lane == 0) {
-            if (a.lse.data) strided_set<float>(a.lse, r, lse);
-            if (a.loss.data)
-                strided_set<float>(a.loss, r,
-                                   kind == kValid ? lse - hit * xt - (eps > 0.0f ? smooth * sx : 0.0f)
-                                                  : row_loss);
-        }
+        if (g.lane == 0 && a.lse.data) strided_set<float>(a.lse, r, lse);
+        // A valid row's loss needs x[t]: the target's owner reads it (nothing of the row
+        // is written yet) and writes the loss.
+        const bool owns = owns_target<T>(sp, kind == kValid, t);
+        const float xt = owns ? to_f32(xr[t]) : 0.0f;
+        if (a.loss.data && (kind == kValid ? owns : g.lane == 0))
+            strided_set<float>(a.loss, r,
+                               kind == kValid ? lse - hit * xt - (eps > 0.0f ? smooth * sx : 0.0f) : row_loss);
         if (!gr) continue;
         if (kind != kValid) {
             fill_row<T>(gr, sp, a.grad.vec, kind == kIgnored ? 0.0f : NAN);
             continue;
         }
         // In place (gradient over the logits) is safe: a thread reads and writes only the
-        // packs it owns, and lane 0 read x[t] before the reductions.
-        write_grad<T, (C > 0)>(xr, a.logits.vec, gr, a.grad.vec, sp, x, lse, t, smooth, hit, scale);
+        // packs it owns.
+        write_grad<T, (C > 0)>(xr, a.logits.vec, gr, a.grad.vec, sp, x, lse, owns, xt, t, smooth, hit, scale);
     }
 }
 
@@ -195,14 +201,19 @@ OPK_DEV void ce_backward(const CrossEntropyArgs& a) {
         float lse;
         if (a.lse.data) {
             lse = strided_get<float>(a.lse, r);
-            // With lse known, one streaming pass suffices: cached configs read as they write.
-            write_grad<T, false>(xr, a.logits.vec, gr, a.grad.vec, sp, x, lse, t, smooth, hit, sc);
-            continue;
+        } else {
+            float m, s, sx;
+            row_stats<T, G, C>(xr, sp, a.logits.vec, true, false, x, smem, m, s, sx);
+            lse = m + logf(s);
         }
-        float m, s, sx;
-        row_stats<T, G, C>(xr, sp, a.logits.vec, true, x, smem, m, s, sx);
-        lse = m + logf(s);
-        write_grad<T, (C > 0)>(xr, a.logits.vec, gr, a.grad.vec, sp, x, lse, t, smooth, hit, sc);
+        // x[t] read before the owner writes its pack (the gradient may overwrite the logits).
+        const bool owns = owns_target<T>(sp, true, t);
+        const float xt = owns ? to_f32(xr[t]) : 0.0f;
+        // With lse known, one streaming pass suffices: cached configs read as they write.
+        if (a.lse.data)
+            write_grad<T, false>(xr, a.logits.vec, gr, a.grad.vec, sp, x, lse, owns, xt, t, smooth, hit, sc);
+        else
+            write_grad<T, (C > 0)>(xr, a.logits.vec, gr, a.grad.vec, sp, x, lse, owns, xt, t, smooth, hit, sc);
     }
 }
 

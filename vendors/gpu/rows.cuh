@@ -361,15 +361,22 @@ OPK_DEV void stream_rows2(const T* ra, bool va, const T* rb, bool vb, const Span
 // exp(x - m) that is 0 (not NaN) when both are -inf: an all -inf row or an empty part.
 OPK_DEV float exp_shifted(float x, float m) { return x == -INFINITY ? 0.0f : expf(x - m); }
 
-// The same for values read from a 2-byte type: one MUFU.EX2 instead of expf's accurate
-// sequence (relative error ~1e-6, far below bf16/f16 resolution). With 2-byte inputs the
-// exponentials, not the bytes, bounded softmax and cross-entropy (measured on an H100).
+// exp(x - m) for the elements of a row (or of a pack) whose max is m, in two steps: the
+// base once (exp_base), then exp_minus per element with no test of x. The base is m, or 0
+// when m = -inf (an all -inf row or an empty part): x = -inf then gives exp(-inf) = 0 for
+// any base, and x - base is never -inf - (-inf).
+OPK_DEV float exp_base(float m) { return m == -INFINITY ? 0.0f : m; }
+
+// For values read from a 2-byte type one MUFU.EX2 per element (exp2_approx; relative
+// error ~1e-6, far below bf16/f16 resolution): with 2-byte inputs the exponentials, not
+// the bytes, bounded softmax and cross-entropy (measured on an H100). 4-byte types keep
+// the accurate expf.
 template <typename T>
-OPK_DEV float exp_shifted_for(float x, float m) {
+OPK_DEV float exp_minus(float x, float base) {
     if constexpr (sizeof(T) == 2)
-        return x == -INFINITY ? 0.0f : exp2f((x - m) * 1.4426950408889634f);
+        return exp2_approx((x - base) * 1.4426950408889634f);
     else
-        return exp_shifted(x, m);
+        return expf(x - base);
 }
 
 // Folds one pack into a running (max, sum of exp(x - max)) pair: the online softmax.
@@ -378,11 +385,12 @@ OPK_DEV void online_add(float& m, float& s, const float (&v)[P]) {
     float cm = v[0];
 #pragma unroll
     for (int k = 1; k < P; ++k) cm = fmaxf(cm, v[k]);
-    const float nm = fmaxf(m, cm);
+    const float nm = fmaxf(m, cm), base = exp_base(nm);
     float add = 0.0f;
 #pragma unroll
-    for (int k = 0; k < P; ++k) add += exp_shifted_for<T>(v[k], nm);
-    s = s * exp_shifted(m, nm) + add;
+    for (int k = 0; k < P; ++k) add += exp_minus<T>(v[k], base);
+    // m = -inf: s is still 0, and exp(-inf - base) = 0 rescales it to 0.
+    s = s * exp_minus<T>(m, base) + add;
     m = nm;
 }
 

@@ -25,20 +25,21 @@ OPK_DEV void softmax_forward_rows(const SoftmaxArgs& a, float* smem) {
 #pragma unroll
                 for (int k = 0; k < P; ++k) m = fmaxf(m, v[k]);
             });
+            const float base = exp_base(m);
             x.template each<Exact>(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
-                for (int k = 0; k < P; ++k) s += exp_shifted_for<T>(v[k], m);
+                for (int k = 0; k < P; ++k) s += exp_minus<T>(v[k], base);
             });
         } else {
             stream_row<T, CacheHint::keep>(xr, sp, a.a.vec, -INFINITY,
                                            [&](int, int64_t, const float(&v)[P]) { online_add<T, P>(m, s, v); });
         }
         group_online<G>(m, s, smem);
-        const float rs = 1.0f / s;
+        const float rs = 1.0f / s, base = exp_base(m);
         auto emit = [&](int, int64_t c, const float(&v)[P]) {
             float out[P];
 #pragma unroll
-            for (int k = 0; k < P; ++k) out[k] = exp_shifted_for<T>(v[k], m) * rs;
+            for (int k = 0; k < P; ++k) out[k] = exp_minus<T>(v[k], base) * rs;
             store_pack<T, P, kStoreHint<cached>, Exact>(yr, c, sp.n, a.out.vec, out);
         };
         if constexpr (cached)
