@@ -1,9 +1,10 @@
 // opkit_last_dispatch(): what dispatch did for this thread's last op call, read from the
-// thread's DispatchRecord (dispatch_record.h). Names are resolved here, not when the
+// thread's DispatchRecord (dispatch_record.h, kept in thread_state.h). Names are resolved here, not when the
 // call is recorded.
 #include "dispatch_record.h"
 #include "error.h"
 #include "runtime.h"
+#include "thread_state.h"
 
 #include <cstddef>
 
@@ -11,7 +12,7 @@ namespace opkit {
 
 __attribute__((cold, noinline)) void record_failed_call(int32_t op, uint64_t generation, opkit_status status,
                                                          bool dispatched) noexcept {
-    DispatchRecord& rec = t_dispatch;
+    DispatchRecord& rec = t_state.dispatch;
     if (dispatched) {
         rec.status = status;  // dispatch's record stands (pending if an exception left it)
         return;
@@ -55,7 +56,7 @@ extern "C" OPKIT_API opkit_status opkit_last_dispatch(opkit_dispatch_info* info)
         info->served_by = "";
         info->declined = 0;
         info->first_declined_by = "";
-        const DispatchRecord& rec = t_dispatch;
+        const DispatchRecord& rec = t_state.dispatch;
         const Runtime* rt = runtime_if_initialized();  // never initializes
         if (!rt || rec.generation != rt->generation || rec.op < 0 || rec.op >= kOpCount ||
             rec.status == kPending)

@@ -35,10 +35,9 @@ inline opkit_status call_candidate(const Runtime& rt, const Candidate& c, opkit_
 // that and try the others; then the host fallback or the "nobody served" error. Off the
 // hot path, which is one candidate that serves the call.
 template <OpId Id>
-__attribute__((noinline, cold)) opkit_status dispatch_rest(const Runtime& rt, const CandidateList& list,
-                                                           bool first_declined, opkit_device dev,
-                                                           const OpArgs<Id>& args) {
-    DispatchRecord& rec = t_dispatch;
+__attribute__((noinline, cold)) opkit_status dispatch_rest(const Runtime& rt, DispatchRecord& rec,
+                                                           const CandidateList& list, bool first_declined,
+                                                           opkit_device dev, const OpArgs<Id>& args) {
     std::string declined;
     for (int32_t i = 0; i < list.count; ++i) {
         const Candidate& c = list.items[i];
@@ -70,11 +69,10 @@ __attribute__((noinline, cold)) opkit_status dispatch_rest(const Runtime& rt, co
     return s;
 }
 
-// Leaves this thread's DispatchRecord (dispatch_record.h): a few stores on the way.
-// `rt` is the runtime the entry point validated against (op_entry.h).
+// Leaves this thread's DispatchRecord (dispatch_record.h), `rec`: a few stores on the
+// way. `rt` is the runtime the entry point validated against (op_entry.h).
 template <OpId Id>
-opkit_status dispatch(const Runtime& rt, opkit_device dev, const OpArgs<Id>& args) {
-    DispatchRecord& rec = t_dispatch;
+opkit_status dispatch(const Runtime& rt, DispatchRecord& rec, opkit_device dev, const OpArgs<Id>& args) {
     rec.generation = rt.generation;
     rec.op = int32_t(Id);
     rec.device_type = dev.device_type;
@@ -93,9 +91,9 @@ opkit_status dispatch(const Runtime& rt, opkit_device dev, const OpArgs<Id>& arg
             rec.status = s;
             return s;
         }
-        return dispatch_rest<Id>(rt, list, true, dev, args);
+        return dispatch_rest<Id>(rt, rec, list, true, dev, args);
     }
-    return dispatch_rest<Id>(rt, list, false, dev, args);
+    return dispatch_rest<Id>(rt, rec, list, false, dev, args);
 }
 
 }  // namespace opkit

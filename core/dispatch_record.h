@@ -33,10 +33,7 @@ struct DispatchRecord {
 // exception, caught by the entry point's guard (op_entry.h).
 constexpr int32_t kPending = -1;
 
-// Constant-initialized and defined in every translation unit that includes this (an
-// inline variable), so that the compiler accesses it directly, with no TLS wrapper call.
-// Default TLS model for the reason error.cpp gives.
-inline thread_local DispatchRecord t_dispatch{0, -1, 0, kServedByNobody, kServedByNobody, 0, 0};
+// This thread's record is ThreadState::dispatch (thread_state.h).
 
 // Records the status of a call that failed. When it reached dispatch, dispatch's record
 // stands (an exception may have left it pending); otherwise nobody served it. Cold.

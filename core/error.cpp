@@ -9,24 +9,24 @@ namespace opkit {
 // takes static TLS, which processes that dlopen libopkit late (Python's ctypes, Julia,
 // Rust's libloading) may have used up ("cannot allocate memory in static TLS block").
 // On x86-64 the build uses TLS descriptors (-mtls-dialect=gnu2), which keep the
-// access cheap when space is available.
-thread_local char t_message[kErrorMessageSize];
+// access cheap when space is available. The message lives in ThreadState (thread_state.h).
 
 opkit_status fail(opkit_status status, const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(t_message, sizeof t_message, fmt, ap);
+    vsnprintf(t_state.message, sizeof t_state.message, fmt, ap);
     va_end(ap);
     return status;
 }
 
 void prefix_error(const char* prefix) {
-    char tmp[sizeof t_message];
-    snprintf(tmp, sizeof tmp, "%s%s", prefix, t_message);
-    memcpy(t_message, tmp, sizeof tmp);
+    char* message = t_state.message;
+    char tmp[kErrorMessageSize];
+    snprintf(tmp, sizeof tmp, "%s%s", prefix, message);
+    memcpy(message, tmp, sizeof tmp);
 }
 
-const char* last_error() { return t_message; }
+const char* last_error() { return t_state.message; }
 
 }  // namespace opkit
 

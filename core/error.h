@@ -2,6 +2,7 @@
 #pragma once
 
 #include "opkit.h"
+#include "thread_state.h"
 
 #include <exception>
 #include <new>
@@ -14,17 +15,17 @@ opkit_status fail(opkit_status status, const char* fmt, ...)
     __attribute__((format(printf, 2, 3)));
 // Prefixes the current thread's message ("rms_norm_forward: " + message).
 void prefix_error(const char* prefix);
-// This thread's message (error.cpp says why its TLS model is the default one).
-constexpr int kErrorMessageSize = 1024;
-extern thread_local char t_message[kErrorMessageSize];
-// Inline: every op call clears it first.
-inline void clear_error() { t_message[0] = '\0'; }
+// This thread's message is ThreadState::message (thread_state.h). Inline: every op call
+// clears it first (the entry points through the ThreadState they already hold).
+inline void clear_error() { t_state.message[0] = '\0'; }
 const char* last_error();
 
 // Runs f() and turns any escaping exception into a status with a message. Every public
-// entry point and every call into a vendor goes through this.
+// entry point and every call into a vendor goes through this. Always inline: each
+// instantiation has one caller (its lambda's type is unique), and an op entry point would
+// otherwise pay a call and the lambda's captures on every call.
 template <class F>
-opkit_status guard(const char* where, F&& f) noexcept {
+__attribute__((always_inline)) inline opkit_status guard(const char* where, F&& f) noexcept {
     try {
         return f();
     } catch (const std::bad_alloc&) {

@@ -6,23 +6,22 @@
 
 namespace opkit::validate {
 
-thread_local MemoCall* t_memos = nullptr;
-
 namespace {
 // Touched only when the memos are allocated, so only then does the thread register a
-// destructor; t_memos itself stays a plain TLS pointer.
+// destructor; ThreadState itself stays trivially destructible, a plain TLS block.
 struct MemoOwner {
     ~MemoOwner() {
-        delete[] t_memos;
-        t_memos = nullptr;
+        ThreadState& ts = t_state;
+        delete[] ts.memos;
+        ts.memos = nullptr;
     }
 };
 }  // namespace
 
-__attribute__((noinline, cold)) MemoCall* allocate_memos() {
+__attribute__((noinline, cold)) MemoCall* allocate_memos(ThreadState& ts) {
     thread_local MemoOwner owner;
-    t_memos = new (std::nothrow) MemoCall[kOpCount];
-    return t_memos;
+    ts.memos = new (std::nothrow) MemoCall[kOpCount];
+    return ts.memos;
 }
 
 }  // namespace opkit::validate

@@ -24,6 +24,7 @@
 
 #include "op_spec.hpp"
 #include "tensor.h"
+#include "thread_state.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -204,18 +205,15 @@ void remember(MemoCall& memo, const Args& a, uint64_t generation, opkit_device d
     memo.generation = generation;
 }
 
-// This thread's memos, one per op (validate_cache.cpp allocates them on the thread's
-// first call and frees them when it exits). A trivially destructible pointer, so that
-// reading it is a plain TLS load: a thread_local with a destructor is reached through an
-// init wrapper on every access.
-extern thread_local MemoCall* t_memos;
-MemoCall* allocate_memos();  // nullptr when out of memory
+// Allocates this thread's memos, one per op, into ts.memos on its first op call
+// (validate_cache.cpp frees them when the thread exits); nullptr when out of memory.
+MemoCall* allocate_memos(ThreadState& ts);
 
 // This thread's memo of op `id`, or nullptr when it could not be allocated (then every
 // call is validated in full).
-inline MemoCall* thread_memo(int32_t id) {
-    MemoCall* memos = t_memos;
-    if (__builtin_expect(!memos, 0)) memos = allocate_memos();
+inline MemoCall* thread_memo(ThreadState& ts, int32_t id) {
+    MemoCall* memos = ts.memos;
+    if (__builtin_expect(!memos, 0)) memos = allocate_memos(ts);
     return memos ? &memos[id] : nullptr;
 }
 
