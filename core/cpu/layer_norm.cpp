@@ -13,6 +13,17 @@ opkit_status layer_norm_forward(const args::layer_norm_forward& args) {
     const DType dt = xv.dtype();
     const std::vector<float> w = load_param(args.weight, n, 0.0f, 1.0f);
     const std::vector<float> b = load_param(args.bias, n, 0.0f, 0.0f);
+    if (dt == DType::bf16) {  // three passes over the bf16 row, no fp32 copy (same results)
+        for_each_row(xv.rows(), n, [&](int64_t r) {
+            const uint16_t* x = reinterpret_cast<const uint16_t*>(xv.row(r));
+            const float mu = n ? vec::sum_bf16(x, n) / float(n) : 0.0f;
+            const float inv = 1.0f / std::sqrt((n ? vec::centered_sum_squares_bf16(x, mu, n) / float(n) : 0.0f) + args.eps);
+            vec::normalize_bf16(x, mu, inv, w.data(), b.data(), reinterpret_cast<uint16_t*>(yv.row(r)), n);
+            if (args.mean) *reinterpret_cast<float*>(vec_elem(args.mean, r)) = mu;
+            if (args.rstd) *reinterpret_cast<float*>(vec_elem(args.rstd, r)) = inv;
+        });
+        return OPKIT_OK;
+    }
     for_each_row(xv.rows(), n, [&](int64_t r) {
         float* row = scratch(0, n);
         load_f32(dt, xv.row(r), row, n);

@@ -33,6 +33,9 @@ void scale_to_bf16(const float* y, float s, uint16_t* out, int64_t n);        //
 float exp_sum(const float* x, float shift, int64_t n);
 float exp_sum_bf16(const uint16_t* x, float shift, int64_t n);
 float sum_bf16(const uint16_t* x, int64_t n);
+// LayerNorm's passes over a bf16 row: sum((x - mu)^2), and y = (x - mu) * s * w + b (y may be x).
+float centered_sum_squares_bf16(const uint16_t* x, float mu, int64_t n);
+void normalize_bf16(const uint16_t* x, float mu, float s, const float* w, const float* b, uint16_t* y, int64_t n);
 float dot_bf16(const uint16_t* a, const uint16_t* b, int64_t n);
 // dx = y * (dy - s); dx may be dy or y itself.
 void mul_shifted_bf16(const uint16_t* y, const uint16_t* dy, float s, uint16_t* dx, int64_t n);
