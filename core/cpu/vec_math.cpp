@@ -204,15 +204,10 @@ OPKIT_CLONES_WIDE void scale_to_bf16(const float* y, float s, uint16_t* out, int
     for (int64_t i = 0; i < n; ++i) out[i] = f32_to_bf16(y[i] * s);
 }
 
-// Through 16-element stack blocks: dx may alias y or dy.
+// A plain loop, as normalize_bf16: through 16-element stack blocks GCC split each block's
+// store into six pieces. dx may alias y or dy (GCC's alias check then runs its scalar loop).
 OPKIT_CLONES_WIDE void mul_shifted_bf16(const uint16_t* y, const uint16_t* dy, float s, uint16_t* dx, int64_t n) {
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        uint16_t out[16];
-        for (int k = 0; k < 16; ++k) out[k] = f32_to_bf16(bf16_to_f32(y[i + k]) * (bf16_to_f32(dy[i + k]) - s));
-        for (int k = 0; k < 16; ++k) dx[i + k] = out[k];
-    }
-    for (; i < n; ++i) dx[i] = f32_to_bf16(bf16_to_f32(y[i]) * (bf16_to_f32(dy[i]) - s));
+    for (int64_t i = 0; i < n; ++i) dx[i] = f32_to_bf16(bf16_to_f32(y[i]) * (bf16_to_f32(dy[i]) - s));
 }
 
 OPKIT_CLONES void mul_shifted(const float* y, float s, float* g, int64_t n) {
