@@ -35,17 +35,30 @@ namespace opkit::validate {
 
 constexpr int kMemoTensors = 12;  // more than any op has (layer_norm_backward: 8)
 constexpr int kMemoScalars = 8;   // scalar arguments and the stream, as bit patterns
+constexpr int kMemoPairs = kMemoTensors * (kMemoTensors - 1) / 2;
 
 struct MemoTensor {
     bool present = false;
     bool strided = false;
-    int8_t alias = -1;       // an output's identical-view input in the accepted call, or -1
     int32_t ndim = 0;
     uint64_t head[2] = {};   // the tensor's device, ndim and dtype, as the bytes they are
     uint64_t extent = 0;     // bytes from the first element to past the last; 0: no element
+    // The largest byte_offset for which extent + byte_offset still fits int64
+    // (INT64_MAX - extent): one compare instead of two per call.
+    uint64_t max_offset = uint64_t(INT64_MAX);
     uint64_t align_mask = 0; // element size - 1
     int64_t shape[kMaxDims] = {};
     int64_t strides[kMaxDims] = {};
+};
+
+// Two tensors of the accepted call, both with elements, at least one of them written:
+// a call repeating the layout must have them disjoint, or (same_start_ok) starting at
+// the same address, the in-place alias the accepted call had. Which pairs to test is
+// part of the layout (presence, emptiness and kind of each tensor), so remember() lists
+// them once and memo_accepts() walks the list.
+struct MemoPair {
+    int8_t a = 0, b = 0;  // parameter slots, a < b
+    bool same_start_ok = false;
 };
 
 struct MemoCall {
@@ -53,6 +66,8 @@ struct MemoCall {
     opkit_device device{};    // what validate_op() set
     MemoTensor t[kMemoTensors];
     uint64_t scalars[kMemoScalars] = {};
+    int32_t pairs = 0;
+    MemoPair pair[kMemoPairs];
 };
 
 template <class T>
@@ -88,68 +103,74 @@ inline uint64_t extent_of(const opkit_tensor* t) {
     return uint64_t(last + 1) * dtype_size(dtype_of(t));
 }
 
+// Whether tensor argument `t` has the layout the memo remembered for its slot and an
+// address that passes well_formed_checked's address checks; when it has elements,
+// [lo, hi) is then its byte span. Only true answers are final (a false one sends the
+// call to full validation).
+__attribute__((always_inline)) inline bool tensor_matches(const MemoTensor& m, const opkit_tensor* t,
+                                                          uintptr_t& lo, uintptr_t& hi) {
+    if (!t) return !m.present;
+    if (!m.present) return false;
+    uint64_t head[2];
+    head_of(t, head);
+    if (head[0] != m.head[0] || head[1] != m.head[1]) return false;  // so t->ndim == m.ndim
+    if (m.ndim > 0 && !t->shape) return false;
+    for (int32_t i = 0; i < m.ndim; ++i)
+        if (t->shape[i] != m.shape[i]) return false;
+    if (m.strided) {
+        if (!t->strides) return false;
+        for (int32_t i = 0; i < m.ndim; ++i)
+            if (t->strides[i] != m.strides[i]) return false;
+    } else if (t->strides) {
+        return false;
+    }
+    // well_formed_checked's address checks, in its terms: bytes = extent + byte_offset
+    // fits int64; and when the tensor has elements, data is present, data + bytes does
+    // not wrap and data + byte_offset is element-aligned.
+    const uint64_t off = t->byte_offset;
+    if (off > m.max_offset) return false;
+    if (!m.extent) return true;
+    const uintptr_t data = reinterpret_cast<uintptr_t>(t->data);
+    if (!data || __builtin_add_overflow(data, uintptr_t(m.extent + off), &hi)) return false;
+    lo = data + uintptr_t(off);
+    return (lo & m.align_mask) == 0;
+}
+
+// The overlap rule over the spans memo_accepts() collected (see MemoPair).
+__attribute__((always_inline)) inline bool spans_allowed(const MemoCall& memo, const uintptr_t* lo,
+                                                         const uintptr_t* hi) {
+    for (int32_t p = 0; p < memo.pairs; ++p) {
+        const MemoPair& q = memo.pair[p];
+        if (hi[q.a] <= lo[q.b] || hi[q.b] <= lo[q.a]) continue;  // disjoint
+        if (q.same_start_ok && lo[q.a] == lo[q.b]) continue;    // the in-place view again
+        return false;
+    }
+    return true;
+}
+
 // Whether validate_op() would accept the call, judged from the memo of an accepted call
 // of the same op: true only when the call's layout and scalars equal the memo's (the
 // generation is checked by the caller) and its addresses pass the checks at the top of
-// this file. One pass over the arguments.
+// this file. One pass over the arguments, then the remembered pairs of spans.
+// Out of line with everything in it inlined: GCC's own choices split it into calls per
+// argument, which cost more than the checks.
 template <class Args>
-bool memo_accepts(const MemoCall& memo, const Args& a) {
-    // Spans of the tensors that have elements, compacted (most calls have 2-4): the
-    // overlap test below then loops over those only.
-    uintptr_t lo[kMemoTensors], hi[kMemoTensors];
-    int8_t slot[kMemoTensors];  // the compacted span's parameter slot
-    bool written[kMemoTensors];
-    int nt = 0, ns = 0, spans = 0;
+__attribute__((noinline)) bool memo_accepts(const MemoCall& memo, const Args& a) {
+    uintptr_t lo[kMemoTensors], hi[kMemoTensors];  // set for the tensors with elements
+    int nt = 0, ns = 0;
     bool ok = true;
-    OpTraits<OpIdOf<Args>::value>::for_each(a, [&](ParamKind kind, const char*, const auto& value) {
+    OpTraits<OpIdOf<Args>::value>::for_each(a, [&](ParamKind, const char*, const auto& value)
+                                                    __attribute__((always_inline)) {
         using T = std::decay_t<decltype(value)>;
         if constexpr (kIsTensorArg<T>) {
-            const MemoTensor& m = memo.t[nt];
-            const int here = nt++;
-            if (!ok) return;
-            if (!value) {
-                ok = !m.present;
-                return;
-            }
-            uint64_t head[2];
-            head_of(value, head);
-            ok = m.present && head[0] == m.head[0] && head[1] == m.head[1] &&
-                 (value->strides != nullptr) == m.strided && (m.ndim == 0 || value->shape);
-            for (int32_t i = 0; ok && i < m.ndim; ++i) ok = value->shape[i] == m.shape[i];
-            if (m.strided)
-                for (int32_t i = 0; ok && i < m.ndim; ++i) ok = value->strides[i] == m.strides[i];
-            // well_formed_checked's address checks, in its terms: bytes = extent +
-            // byte_offset fits int64, data + bytes does not wrap, data is present and
-            // data + byte_offset is element-aligned (the last three only when the tensor
-            // has elements).
-            const uint64_t off = value->byte_offset;
-            ok = ok && off <= uint64_t(INT64_MAX);
-            if (ok && m.extent) {
-                const uintptr_t data = reinterpret_cast<uintptr_t>(value->data);
-                ok = data && off <= uint64_t(INT64_MAX) - m.extent &&
-                     !__builtin_add_overflow(data, uintptr_t(m.extent + off), &hi[spans]) &&
-                     ((data + uintptr_t(off)) & m.align_mask) == 0;
-                lo[spans] = data + uintptr_t(off);
-                slot[spans] = int8_t(here);
-                written[spans] = is_written(kind);
-                ++spans;
-            }
+            const int i = nt++;
+            ok = ok && tensor_matches(memo.t[i], value, lo[i], hi[i]);
         } else {
             ok = ok && scalar_bits(value) == memo.scalars[ns];
             ++ns;
         }
     });
-    if (!ok) return false;
-    for (int o = 0; o < spans; ++o) {
-        if (!written[o]) continue;
-        const int8_t alias = memo.t[slot[o]].alias;
-        for (int j = 0; j < spans; ++j) {
-            if (j == o || hi[o] <= lo[j] || hi[j] <= lo[o]) continue;
-            if (slot[j] == alias && lo[j] == lo[o]) continue;
-            return false;
-        }
-    }
-    return true;
+    return ok && spans_allowed(memo, lo, hi);
 }
 
 // Records an accepted call (validate_op() returned OK and set `device`).
@@ -157,6 +178,7 @@ template <class Args>
 void remember(MemoCall& memo, const Args& a, uint64_t generation, opkit_device device) {
     int nt = 0, ns = 0;
     const opkit_tensor* tensors[kMemoTensors];
+    bool written[kMemoTensors];
     bool fits = true;
     OpTraits<OpIdOf<Args>::value>::for_each(a, [&](ParamKind kind, const char*, const auto& value) {
         using T = std::decay_t<decltype(value)>;
@@ -166,15 +188,16 @@ void remember(MemoCall& memo, const Args& a, uint64_t generation, opkit_device d
                 return;
             }
             MemoTensor& m = memo.t[nt];
+            written[nt] = is_written(kind);
             tensors[nt++] = value;
             m = MemoTensor{};
-            m.alias = is_written(kind) ? -2 : -1;  // -2: an output, its alias found below
             if (!value) return;
             m.present = true;
             m.strided = value->strides != nullptr;
             m.ndim = value->ndim;
             head_of(value, m.head);
             m.extent = extent_of(value);
+            m.max_offset = uint64_t(INT64_MAX) - m.extent;
             m.align_mask = dtype_size(dtype_of(value)) - 1;
             for (int32_t i = 0; i < value->ndim; ++i) {
                 m.shape[i] = value->shape[i];
@@ -190,17 +213,27 @@ void remember(MemoCall& memo, const Args& a, uint64_t generation, opkit_device d
     });
     memo.generation = 0;
     if (!fits) return;  // never judged from the memo
+    // Each output's identical-view input: the first other tensor starting where it does
+    // (validate_op() accepted the call, so any overlap an output has is that one).
+    int alias[kMemoTensors];
     for (int o = 0; o < nt; ++o) {
-        if (memo.t[o].alias != -2) continue;
-        memo.t[o].alias = -1;
-        const opkit_tensor* out = tensors[o];
-        if (!out || !memo.t[o].extent) continue;
+        alias[o] = -1;
+        if (!written[o] || !memo.t[o].extent) continue;
         for (int j = 0; j < nt; ++j)
-            if (j != o && tensors[j] && base_ptr(tensors[j]) == base_ptr(out)) {
-                memo.t[o].alias = int8_t(j);
+            if (j != o && tensors[j] && base_ptr(tensors[j]) == base_ptr(tensors[o])) {
+                alias[o] = j;
                 break;
             }
     }
+    memo.pairs = 0;
+    for (int x = 0; x < nt; ++x)
+        for (int y = x + 1; y < nt; ++y) {
+            if (!memo.t[x].extent || !memo.t[y].extent || !(written[x] || written[y])) continue;
+            MemoPair& q = memo.pair[memo.pairs++];
+            q.a = int8_t(x);
+            q.b = int8_t(y);
+            q.same_start_ok = (!written[x] || alias[x] == y) && (!written[y] || alias[y] == x);
+        }
     memo.device = device;
     memo.generation = generation;
 }

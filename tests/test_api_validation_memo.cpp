@@ -110,6 +110,32 @@ Scenario rms_in_place_then(std::function<void(View& x, View& y, View& rstd, Buff
     };
 }
 
+// swiglu_backward(dy, a, b, da, db): prime with da over a and db over b (both in-place
+// aliases the op allows; dy in buffer c), then change the views. Two outputs, so the
+// memo's overlap pairs include one of two written tensors.
+using SwigluChange = std::function<void(View& dy, View& a, View& b, View& da, View& db, Buffers&)>;
+Scenario swiglu_bwd_in_place_then(SwigluChange change) {
+    return [change](Buffers& bufs) {
+        View dy(bufs.c.data()), a(bufs.a.data()), b(bufs.b.data()), da(bufs.a.data()), db(bufs.b.data());
+        if (opkit_swiglu_backward(&dy.t, &a.t, &b.t, &da.t, &db.t, nullptr) != OPKIT_OK)
+            return OPKIT_ERROR_INTERNAL;
+        change(dy, a, b, da, db, bufs);
+        return opkit_swiglu_backward(&dy.t, &a.t, &b.t, &da.t, &db.t, nullptr);
+    };
+}
+
+// axpy on views with no element (shape [0, 16]): only byte_offset's bound applies to
+// them, no address check.
+Scenario empty_axpy_then(std::function<void(View& x, View& y)> change) {
+    return [change](Buffers& b) {
+        View x(b.a.data()), y(b.b.data());
+        x.shape[0] = y.shape[0] = 0;
+        if (opkit_axpy(0.5f, &x.t, &y.t, nullptr) != OPKIT_OK) return OPKIT_ERROR_INTERNAL;
+        change(x, y);
+        return opkit_axpy(0.5f, &x.t, &y.t, nullptr);
+    };
+}
+
 }  // namespace
 
 TEST_CASE("the validation memo gives every call the verdict full validation gives") {
@@ -172,6 +198,39 @@ TEST_CASE("the validation memo gives every call the verdict full validation give
          })},
         {"rms_norm with a CUDA tensor", rms_in_place_then([](View&, View&, View& rstd, Buffers&) {
              rstd.t.device = {OPKIT_DEVICE_CUDA, 0};
+         })},
+        {"swiglu_backward in place again, other offsets", swiglu_bwd_in_place_then(
+             [](View& dy, View& a, View& b, View& da, View& db, Buffers& bufs) {
+                 dy.t.data = bufs.c.data() + 32;
+                 a.t.data = da.t.data = bufs.a.data() + 32;
+                 b.t.data = db.t.data = bufs.b.data() + 32;
+             })},
+        {"swiglu_backward with da and db both over dy", swiglu_bwd_in_place_then(
+             [](View& dy, View&, View&, View& da, View& db, Buffers&) {
+                 da.t.data = db.t.data = dy.t.data;
+             })},
+        {"swiglu_backward with da over dy, db still over b", swiglu_bwd_in_place_then(
+             [](View& dy, View&, View&, View& da, View&, Buffers&) { da.t.data = dy.t.data; })},
+        {"swiglu_backward with da over b", swiglu_bwd_in_place_then(
+             [](View&, View& a, View& b, View& da, View&, Buffers& bufs) {
+                 a.t.data = bufs.c.data() + 32;
+                 da.t.data = b.t.data;
+             })},
+        {"swiglu_backward with db one element into da", swiglu_bwd_in_place_then(
+             [](View&, View& a, View& b, View&, View& db, Buffers& bufs) {
+                 b.t.data = bufs.c.data() + 32;
+                 db.t.data = static_cast<float*>(a.t.data) + 1;
+             })},
+        {"empty axpy with a byte_offset past 2^63", empty_axpy_then([huge](View& x, View&) {
+             x.t.byte_offset = huge + 1;
+         })},
+        {"empty axpy with byte_offset 2^63 - 1", empty_axpy_then([huge](View& x, View&) {
+             x.t.byte_offset = huge;
+         })},
+        {"empty axpy with NULL data", empty_axpy_then([](View& x, View&) { x.t.data = nullptr; })},
+        {"empty axpy with y misaligned over x", empty_axpy_then([](View& x, View& y) {
+             y.t.data = x.t.data;
+             y.t.byte_offset = 2;
          })},
     };
     const std::vector<Outcome> with = run_all(scenarios, true), without = run_all(scenarios, false);
