@@ -117,7 +117,7 @@ __attribute__((always_inline)) inline bool tensor_matches(const MemoTensor& m, c
     if (m.ndim > 0 && !t->shape) return false;
     for (int32_t i = 0; i < m.ndim; ++i)
         if (t->shape[i] != m.shape[i]) return false;
-    if (m.strided) {
+    if (__builtin_expect(m.strided, 0)) {  // most calls are on contiguous tensors
         if (!t->strides) return false;
         for (int32_t i = 0; i < m.ndim; ++i)
             if (t->strides[i] != m.strides[i]) return false;
