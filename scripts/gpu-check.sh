@@ -26,7 +26,13 @@ step opkit-info "$build/bin/opkit-info"
 step cuda-tests "$build/bin/opkit_cuda_tests"
 step api-tests "$build/bin/opkit_api_tests"
 step conformance "$build/bin/opkit-conformance" --vendor cuda
-step pytest env OPKIT_LIBRARY="$PWD/$build/lib/libopkit.so.1" python3 -m pytest -q -rs -p no:cacheprovider python/tests
+step pytest env OPKIT_LIBRARY="$PWD/$build/lib/libopkit.so.1" python3 -m pytest -q -rfs -p no:cacheprovider python/tests
+# The CPU defaults on this machine's CPU: GPU machines have AVX-512, which the CI machine
+# lacks, so this is where the x86-64-v4 clones of core/cpu run their tests (the unit tests,
+# and every op against the float64 "exact" test vendor).
+[ -x "$build/bin/opkit_unit_tests" ] && step cpu-unit-tests "$build/bin/opkit_unit_tests"
+exact=$build/tests/fake_vendor/exact/libopkit_vendor_exact.so
+[ -f "$exact" ] && step cpu-defaults-vs-float64 env OPKIT_VENDORS_DISABLE=cuda,rocm "$build/bin/opkit-conformance" "$exact"
 # The whole ctest suite too, where the build tree sits at the path it was built at (ctest
 # files hold absolute paths); pytest then runs with this machine's python3.
 if command -v ctest >/dev/null && [ -f "$build/CTestTestfile.cmake" ] &&
