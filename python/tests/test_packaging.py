@@ -6,10 +6,12 @@ is imported by accident. pip runs offline (--no-index, --no-build-isolation: set
 wheel come from the system, as on Debian 12), so these tests need no network.
 """
 import os
+import pathlib
 import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import textwrap
 
 import numpy as np
@@ -65,6 +67,15 @@ def venv(tmp_path_factory):
         pytest.skip(f"python3 -m venv does not work here ({e.stderr.strip()[:200]}); "
                     "install python3-venv")
     py = str(env_dir / "bin" / "python")
+    if sys.prefix != sys.base_prefix:
+        # The tests run from a virtual environment themselves (the GPU machines' python3 is
+        # one): --system-site-packages shows the base interpreter's packages, not this
+        # environment's (numpy), so the new environment is pointed at them too.
+        paths = sysconfig.get_paths()
+        inner = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               check=True, capture_output=True, text=True).stdout.strip()
+        (pathlib.Path(inner) / "_outer_site_packages.pth").write_text(
+            "\n".join(sorted({paths["purelib"], paths["platlib"]})) + "\n")
     # Copy the package's source so that the build's egg-info/ and build/ stay out of the tree.
     src = root / "src"
     shutil.copytree(PYTHON_DIR, src, ignore=shutil.ignore_patterns("tests", "__pycache__", "*.egg-info",
