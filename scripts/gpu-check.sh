@@ -3,6 +3,9 @@
 # ctest there: ctest files hold this machine's absolute paths); with a
 # -DOPKIT_ROCM_TEST_ON_CUDA=ON build, the rocm vendor's too, through tests/hip_on_cuda. Logs go to $OUT (or
 # ./gpu-results). Usage: scripts/gpu-check.sh [build-dir]   (default: build)
+# Carry at least <build>/bin, <build>/lib and <build>/tests/fake_vendor (the API tests and
+# the float64 check load the test vendors from it), and <build>/tests/hip_on_cuda for the
+# rocm part; a step whose files were not carried says SKIPPED and why.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -24,7 +27,12 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 export OPKIT_LOG_LEVEL=error
 step opkit-info "$build/bin/opkit-info"
 step cuda-tests "$build/bin/opkit_cuda_tests"
-step api-tests "$build/bin/opkit_api_tests"
+skipped() { echo "== $1: SKIPPED ($2)"; }
+if [ -f "$build/tests/fake_vendor/decliner/libopkit_vendor_decliner.so" ]; then
+  step api-tests "$build/bin/opkit_api_tests"
+else
+  skipped api-tests "no $build/tests/fake_vendor here: carry it; the tests load its vendors"
+fi
 step conformance "$build/bin/opkit-conformance" --vendor cuda
 step pytest env OPKIT_LIBRARY="$PWD/$build/lib/libopkit.so.1" python3 -m pytest -q -rfs -p no:cacheprovider python/tests
 # The CPU defaults on this machine's CPU: GPU machines have AVX-512, which the CI machine
@@ -32,7 +40,11 @@ step pytest env OPKIT_LIBRARY="$PWD/$build/lib/libopkit.so.1" python3 -m pytest 
 # and every op against the float64 "exact" test vendor).
 [ -x "$build/bin/opkit_unit_tests" ] && step cpu-unit-tests "$build/bin/opkit_unit_tests"
 exact=$build/tests/fake_vendor/exact/libopkit_vendor_exact.so
-[ -f "$exact" ] && step cpu-defaults-vs-float64 env OPKIT_VENDORS_DISABLE=cuda,rocm "$build/bin/opkit-conformance" "$exact"
+if [ -f "$exact" ]; then
+  step cpu-defaults-vs-float64 env OPKIT_VENDORS_DISABLE=cuda,rocm "$build/bin/opkit-conformance" "$exact"
+else
+  skipped cpu-defaults-vs-float64 "no $exact here: carry $build/tests/fake_vendor"
+fi
 # The whole ctest suite too, where the build tree sits at the path it was built at (ctest
 # files hold absolute paths); pytest then runs with this machine's python3.
 if command -v ctest >/dev/null && [ -f "$build/CTestTestfile.cmake" ] &&
