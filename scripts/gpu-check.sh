@@ -58,8 +58,12 @@ fi
 # The rocm vendor through the HIP-over-CUDA test runtime, in a build made with
 # -DOPKIT_ROCM_TEST_ON_CUDA=ON (docs/rocm-vendor.md, proof 3).
 shim=$build/tests/hip_on_cuda
+# Such a build leaves lib/opkit/rocm-vendor-has-cuda-images (vendors/rocm/CMakeLists.txt):
+# CMakeCache.txt is not among the carried paths, and the shim is built in any build that
+# finds the HIP and CUDA headers.
 if [ -x "$shim/opkit_hipshim_selftest" ] && [ -x "$build/bin/opkit_rocm_tests" ] &&
-   grep -q "OPKIT_ROCM_TEST_ON_CUDA:BOOL=ON" "$build/CMakeCache.txt" 2>/dev/null; then
+   { [ -f "$build/lib/opkit/rocm-vendor-has-cuda-images" ] ||
+     grep -q "OPKIT_ROCM_TEST_ON_CUDA:BOOL=ON" "$build/CMakeCache.txt" 2>/dev/null; }; then
   hip="$PWD/$shim/hip:$PWD/$shim/hipblaslt:$PWD/$shim/rocblas"
   step hipshim-selftest "$shim/opkit_hipshim_selftest"
   step rocm-tests env LD_LIBRARY_PATH="$hip" "$build/bin/opkit_rocm_tests"
