@@ -213,14 +213,16 @@ void remember(MemoCall& memo, const Args& a, uint64_t generation, opkit_device d
     });
     memo.generation = 0;
     if (!fits) return;  // never judged from the memo
-    // Each output's identical-view input: the first other tensor starting where it does
-    // (validate_op() accepted the call, so any overlap an output has is that one).
+    // Each output's identical-view input: the first other non-empty tensor starting where it
+    // does (validate_op() accepted the call, so any overlap an output has is that one; an
+    // empty tensor at the same address overlaps nothing, and taking it would leave the real
+    // partner's pair without same_start_ok, sending every repeat to full validation).
     int alias[kMemoTensors];
     for (int o = 0; o < nt; ++o) {
         alias[o] = -1;
         if (!written[o] || !memo.t[o].extent) continue;
         for (int j = 0; j < nt; ++j)
-            if (j != o && tensors[j] && base_ptr(tensors[j]) == base_ptr(tensors[o])) {
+            if (j != o && tensors[j] && memo.t[j].extent && base_ptr(tensors[j]) == base_ptr(tensors[o])) {
                 alias[o] = j;
                 break;
             }

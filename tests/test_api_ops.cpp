@@ -277,6 +277,13 @@ TEST_CASE("cross_entropy forward and backward match float64 for every reduction"
                                 for (int64_t j = 0; j < V; ++j)
                                     want[size_t(r * V + j)] *= reduction == 0 ? up[size_t(r)] : up[0];
                             expect_close("cross_entropy_backward", "dlogits", g, want);
+                            // the same with dlogits written over (a copy of) the logits
+                            HostTensor x(dt, {rows, V});
+                            x.set_values(logits.values());
+                            REQUIRE_OK(opkit_cross_entropy_backward(dloss.ct(), x.ct(), target.ct(),
+                                                                    with_lse ? lse.ct() : nullptr, -100, float(smoothing),
+                                                                    reduction, x.t(), nullptr));
+                            expect_close("cross_entropy_backward", "dlogits (in place)", x, want);
                         }
                         // Liger's memory trick: dlogits written over the logits
                         REQUIRE_OK(opkit_cross_entropy_forward(logits.ct(), target.ct(), -100, float(smoothing),

@@ -315,8 +315,9 @@ TEST_CASE("ops: cross_entropy forward and backward match the CPU", "[gpu][ops]")
         int64_t rows, V;
         Layout layout;
     };
-    const CeShape shapes[] = {{1, 1, {}}, {3, 3, {}}, {7, 127, {}}, {130, 127, {}}, {5, 4097, {}},
-                              {9, 300, {{}, 5, 1}}, {4, 1024, {{}, 0, 1}}};
+    // 40000: streamed rows (config 2) in every dtype.
+    const CeShape shapes[] = {{1, 1, {}},    {3, 3, {}},           {7, 127, {}},         {130, 127, {}},
+                              {5, 4097, {}}, {9, 300, {{}, 5, 1}}, {4, 1024, {{}, 0, 1}}, {3, 40000, {}}};
     for (opkit_dtype d : kFloats)
         for (const CeShape& sh : shapes)
             for (int reduction : {OPKIT_REDUCTION_NONE, OPKIT_REDUCTION_MEAN, OPKIT_REDUCTION_SUM})
@@ -331,8 +332,15 @@ TEST_CASE("ops: cross_entropy forward and backward match the CPU", "[gpu][ops]")
                         TP target = make(variant ? i32() : i64(), {sh.rows});
                         TP loss = reduction == OPKIT_REDUCTION_NONE ? make(f32(), {sh.rows}) : make(f32(), {});
                         TP lse = make(f32(), {sh.rows});
-                        logits->random(-5, 5, seed++);
+                        const uint64_t logits_seed = seed++;
+                        logits->random(-5, 5, logits_seed);
                         target->random_ints(0, sh.V - 1, seed++);
+                        // Targets at fixed places too: the last element (in a partial last pack
+                        // where V is not a multiple of the pack), and one in pack 33, which a
+                        // thread other than lane 0 owns (the gradient's target term is written
+                        // by the thread owning the target's pack).
+                        target->set(0, double(sh.V - 1));
+                        if (sh.rows > 2 && sh.V > 33 * 8) target->set(2, double(33 * 8 + 3));
                         if (sh.rows > 2) target->set(1, double(kIgnore));  // one ignored row
                         grad->poison();
                         loss->poison();
@@ -364,6 +372,17 @@ TEST_CASE("ops: cross_entropy forward and backward match the CPU", "[gpu][ops]")
                             });
                             CHECK(same(*dlog, "cross_entropy_backward", "dlogits",
                                        what + " backward dlogits lse " + std::to_string(with_lse), 1.0));
+                            // In place: dlogits written over (a copy of) the logits.
+                            TP x = make(d, {sh.rows, sh.V}, sh.layout);
+                            x->random(-5, 5, logits_seed);
+                            x->upload();
+                            both([&](bool g) {
+                                return opkit_cross_entropy_backward(on(g, dloss), on(g, x), on(g, target),
+                                                                    with_lse ? on(g, lse) : nullptr, kIgnore,
+                                                                    smoothing, reduction, on(g, x), nullptr);
+                            });
+                            CHECK(same(*x, "cross_entropy_backward", "dlogits",
+                                       what + " backward in place lse " + std::to_string(with_lse), 1.0));
                         }
                     }
 }

@@ -157,6 +157,7 @@ OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
         // the loss.
         const bool owns = owns_target<T>(sp, kind == kValid, t);
         const float xt = owns ? to_f32(xr[t]) : 0.0f;
+        compiler_fence();  // x[t] is read before the pack stores that may overwrite it
         RowCache<T, C ? C : 1> x;
         float m, s, sx;
         row_stats<T, G, C>(xr, sp, a.logits.vec, gr != nullptr, eps > 0.0f, x, smem, m, s, sx);
@@ -211,6 +212,7 @@ OPK_DEV void ce_backward(const CrossEntropyArgs& a) {
         // x[t] read before the owner writes its pack (the gradient may overwrite the logits).
         const bool owns = owns_target<T>(sp, true, t);
         const float xt = owns ? to_f32(xr[t]) : 0.0f;
+        compiler_fence();  // as in the forward
         // With lse known, one streaming pass suffices: cached configs read as they write.
         if (a.lse.data)
             write_grad<T, false>(xr, a.logits.vec, gr, a.grad.vec, sp, x, lse, owns, xt, t, smooth, hit, sc);

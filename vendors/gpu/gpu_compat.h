@@ -132,6 +132,10 @@ __device__ __forceinline__ T per_iteration(T v) {
 #endif
     return v;
 }
+// No instruction: keeps the compiler from moving memory accesses across this point. For a
+// load that must happen before stores of another type to the same bytes (type-based alias
+// analysis would let the compiler assume they cannot overlap).
+__device__ __forceinline__ void compiler_fence() { asm volatile("" ::: "memory"); }
 }  // namespace opk
 
 // Kernels have C linkage so the host finds them by plain name (cuModuleGetFunction /
@@ -144,7 +148,9 @@ __device__ __forceinline__ T per_iteration(T v) {
 namespace opk {
 // 2^x from the hardware's approximate exp2 alone: relative error about 2^-22, a result
 // below 2^-126 flushed to 0 (and 2^-inf = 0), for values computed from 2-byte inputs,
-// whose resolution is 2^-8 (bf16) or 2^-11 (f16). Without fast math nvcc wraps the same
+// whose resolution is 2^-8 (bf16) or 2^-11 (f16). The flush is an absolute error below
+// 1.2e-38, which bf16 could hold (softmax of [0, -88] is 6e-39 on the CPU, 0 here): within
+// every tolerance's absolute term. Without fast math nvcc wraps the same
 // MUFU.EX2 of exp2f in a denormal guard of six more instructions, mostly on the ALU pipe,
 // which Nsight Compute found to be the busiest pipe of the softmax and cross-entropy
 // kernels (docs/PERFORMANCE.md, 2026-11-27). On AMD the builtin is v_exp_f32 where the
