@@ -292,6 +292,34 @@ TEST_CASE("cross_entropy forward and backward match float64 for every reduction"
                     }
 }
 
+TEST_CASE("cross_entropy of a row that is all -inf: lse -inf, loss and gradient NaN like PyTorch") {
+    for (DT dt : kFloatTypes) {
+        INFO(name_of(dt));
+        const int64_t V = 37;
+        HostTensor logits = random_tensor(dt, {2, V}), target(DT::i64, {2});
+        for (int64_t j = 0; j < V; ++j) logits.set(j, -INFINITY);  // row 0
+        target.set(0, 5);
+        target.set(1, 6);
+        HostTensor loss = output(DT::f32, {2}), lse = output(DT::f32, {2}), dl = output(dt, {2, V});
+        REQUIRE_OK(opkit_cross_entropy_forward(logits.ct(), target.ct(), -100, 0.f, OPKIT_REDUCTION_NONE, loss.t(),
+                                               lse.t(), dl.t(), nullptr));
+        CHECK(lse.get(0) == -INFINITY);
+        CHECK(std::isnan(loss.get(0)));
+        CHECK(std::isfinite(lse.get(1)));
+        CHECK(std::isfinite(loss.get(1)));
+        for (int64_t j = 0; j < V; ++j) {
+            CHECK(std::isnan(dl.get(j)));
+            CHECK(std::isfinite(dl.get(V + j)));
+        }
+        HostTensor one = output(DT::f32, {2}), g = output(dt, {2, V});
+        one.set(0, 1.0);
+        one.set(1, 1.0);
+        REQUIRE_OK(opkit_cross_entropy_backward(one.ct(), logits.ct(), target.ct(), nullptr, -100, 0.f,
+                                                OPKIT_REDUCTION_NONE, g.t(), nullptr));
+        for (int64_t j = 0; j < V; ++j) CHECK(std::isnan(g.get(j)));
+    }
+}
+
 TEST_CASE("cross_entropy with every row ignored: NaN mean like PyTorch - zero gradient") {
     HostTensor logits = random_tensor(DT::f32, {4, 10}), target(DT::i64, {4});
     for (int64_t r = 0; r < 4; ++r) target.set(r, -100);

@@ -55,11 +55,15 @@ struct RowStats {
     float lse = 0.0f, at_target = 0.0f, sum = 0.0f;
 };
 
+// The shift of a row's exponentials: its max, or 0 for a row that is all -inf, whose lse
+// is then log(0) = -inf, as PyTorch's logsumexp gives (exp(-inf - -inf) would make it NaN).
+float shift_of(float max) { return max == -INFINITY ? 0.0f : max; }
+
 RowStats row_stats(DType dt, const char* p, int64_t V, int64_t t, bool want_sum) {
     RowStats st;
     if (dt == DType::bf16) {
         const uint16_t* x = reinterpret_cast<const uint16_t*>(p);
-        const float m = vec::max_bf16(x, V);
+        const float m = shift_of(vec::max_bf16(x, V));
         st.lse = m + std::log(vec::exp_sum_bf16(x, m, V));
         if (t >= 0) st.at_target = bf16_to_f32(x[t]);
         if (want_sum) st.sum = vec::sum_bf16(x, V);
@@ -71,7 +75,7 @@ RowStats row_stats(DType dt, const char* p, int64_t V, int64_t t, bool want_sum)
         load_f32(dt, p, copy, V);
         x = copy;
     }
-    const float m = vec::max(x, V);
+    const float m = shift_of(vec::max(x, V));
     st.lse = m + std::log(vec::exp_sum(x, m, V));
     if (t >= 0) st.at_target = x[t];
     if (want_sum) st.sum = vec::sum(x, V);

@@ -387,6 +387,31 @@ TEST_CASE("ops: cross_entropy forward and backward match the CPU", "[gpu][ops]")
                     }
 }
 
+TEST_CASE("ops: cross_entropy of a row that is all -inf: lse -inf, loss and gradient NaN", "[gpu][ops]") {
+    if (!cuda_or_skip()) return;
+    for (opkit_dtype d : kFloats)
+        for (int64_t V : {int64_t(50), int64_t(40000)}) {  // a cached row and a streamed one
+            INFO(dtype_name(d) << " V " << V);
+            TP logits = make(d, {3, V}), grad = make(d, {3, V}), target = make(i64(), {3});
+            TP loss = make(f32(), {3}), lse = make(f32(), {3});
+            logits->random(-3, 3, 11);
+            for (int64_t j = 0; j < V; ++j) logits->set(V + j, -INFINITY);  // row 1
+            for (int64_t r = 0; r < 3; ++r) target->set(r, double(r * 7 % V));
+            for (Tensor* t : {grad.get(), loss.get(), lse.get()}) t->poison();
+            for (Tensor* t : {logits.get(), grad.get(), target.get(), loss.get(), lse.get()}) t->upload();
+            both([&](bool g) {
+                return opkit_cross_entropy_forward(on(g, logits), on(g, target), -100, 0.0f, OPKIT_REDUCTION_NONE,
+                                                   on(g, loss), on(g, lse), on(g, grad), nullptr);
+            });
+            CHECK(same(*lse, "cross_entropy_forward", "lse", "lse"));
+            CHECK(same(*loss, "cross_entropy_forward", "loss", "loss", 1.0));
+            CHECK(same(*grad, "cross_entropy_forward", "dlogits", "dlogits", 1.0));
+            const std::vector<uint8_t> e = lse->download(), gd = grad->download();
+            CHECK(lse->value_in(e, 1) == -INFINITY);
+            CHECK(std::isnan(grad->value_in(gd, V)));
+        }
+}
+
 TEST_CASE("ops: cross_entropy with every row ignored", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     for (int reduction : {OPKIT_REDUCTION_MEAN, OPKIT_REDUCTION_SUM, OPKIT_REDUCTION_NONE}) {

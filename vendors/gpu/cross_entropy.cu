@@ -32,7 +32,7 @@ OPK_DEV void fill_row(T* row, const Span& sp, bool vec, float value) {
 }
 
 // The gradient of one pack without the target's term: (softmax - smooth) * scale, with
-// base = exp_base(lse).
+// base = lse.
 template <typename T, int P>
 OPK_DEV void grad_pack(float (&v)[P], float base, float smooth, float scale) {
 #pragma unroll
@@ -112,7 +112,9 @@ template <typename T, bool kCached, class Cache>
 OPK_DEV void write_grad(const T* xr, bool xvec, T* gr, bool gvec, const Span& sp, const Cache& x, float lse,
                         bool owns, float xt, int64_t t, float smooth, float hit, float scale) {
     constexpr int P = Pack<T>::n;
-    const float base = exp_base(lse);
+    // lse itself, not exp_base(lse): a row that is all -inf has lse = -inf, and its
+    // softmax, exp(-inf - -inf), is NaN, as in PyTorch and the CPU default.
+    const float base = lse;
     // The target's gradient: (softmax - smooth) * scale - hit * scale.
     const float target_grad = (exp_minus<T>(xt, base) - smooth) * scale - hit * scale;
     auto emit = [&](int, int64_t c, const float(&v)[P]) {
