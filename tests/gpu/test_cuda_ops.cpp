@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <tuple>
 
 using namespace cudatest;
 
@@ -361,28 +362,22 @@ TEST_CASE("ops: cross_entropy forward and backward match the CPU", "[gpu][ops]")
                         dloss->random(0.5f, 2.0f, seed++);
                         dloss->upload();
                         for (int with_lse = 0; with_lse < 2; ++with_lse) {
-                            TP dlog = make(d, {sh.rows, sh.V}, sh.layout);
+                            // Into a separate dlogits, and in place over (a copy of) the logits.
+                            TP dlog = make(d, {sh.rows, sh.V}, sh.layout), x = make(d, {sh.rows, sh.V}, sh.layout);
                             dlog->poison();
-                            dlog->upload();
-                            lse->upload();
-                            both([&](bool g) {
-                                return opkit_cross_entropy_backward(on(g, dloss), on(g, logits), on(g, target),
-                                                                    with_lse ? on(g, lse) : nullptr, kIgnore,
-                                                                    smoothing, reduction, on(g, dlog), nullptr);
-                            });
-                            CHECK(same(*dlog, "cross_entropy_backward", "dlogits",
-                                       what + " backward dlogits lse " + std::to_string(with_lse), 1.0));
-                            // In place: dlogits written over (a copy of) the logits.
-                            TP x = make(d, {sh.rows, sh.V}, sh.layout);
                             x->random(-5, 5, logits_seed);
-                            x->upload();
-                            both([&](bool g) {
-                                return opkit_cross_entropy_backward(on(g, dloss), on(g, x), on(g, target),
-                                                                    with_lse ? on(g, lse) : nullptr, kIgnore,
-                                                                    smoothing, reduction, on(g, x), nullptr);
-                            });
-                            CHECK(same(*x, "cross_entropy_backward", "dlogits",
-                                       what + " backward in place lse " + std::to_string(with_lse), 1.0));
+                            for (Tensor* t : {dlog.get(), x.get(), lse.get()}) t->upload();
+                            const std::tuple<Tensor*, Tensor*, const char*> calls[] = {
+                                {logits.get(), dlog.get(), " backward dlogits"}, {x.get(), x.get(), " backward in place"}};
+                            for (const auto& [in, out, name] : calls) {
+                                both([&](bool g) {
+                                    return opkit_cross_entropy_backward(on(g, dloss), on(g, *in), on(g, target),
+                                                                        with_lse ? on(g, lse) : nullptr, kIgnore,
+                                                                        smoothing, reduction, on(g, *out), nullptr);
+                                });
+                                CHECK(same(*out, "cross_entropy_backward", "dlogits",
+                                           what + name + " lse " + std::to_string(with_lse), 1.0));
+                            }
                         }
                     }
 }
