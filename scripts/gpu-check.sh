@@ -71,4 +71,9 @@ if [ -x "$shim/opkit_hipshim_selftest" ] && [ -x "$build/bin/opkit_rocm_tests" ]
   step rocm-rocblas-matmul env LD_LIBRARY_PATH="$PWD/$shim/hip:$PWD/$shim/rocblas" "$build/bin/opkit_rocm_tests" "[matmul]"
   step tiny_lm-rocm env LD_LIBRARY_PATH="$hip" "$build/bin/tiny_lm" --device rocm --text examples/tiny_lm/corpus.txt
 fi
+# OPKIT_PACK_RESULTS=1: the logs as one archive, $out/results.tgz (the GPU machines' run tool
+# brings back at most 8 files a call: docs/gpu-runs.md).
+if [ "${OPKIT_PACK_RESULTS:-0}" = 1 ]; then
+  pack=$(mktemp) && tar czf "$pack" -C "$out" . && find "$out" -mindepth 1 -delete && mv "$pack" "$out/results.tgz"
+fi
 exit $status

@@ -44,3 +44,7 @@ if part cpu; then
   done
 fi
 cat "$out/times.txt" "$out/errors.txt" 2>/dev/null
+# OPKIT_PACK_RESULTS=1: everything as one archive, $out/results.tgz (as in gpu-check.sh).
+if [ "${OPKIT_PACK_RESULTS:-0}" = 1 ]; then
+  pack=$(mktemp) && tar czf "$pack" -C "$out" . && find "$out" -mindepth 1 -delete && mv "$pack" "$out/results.tgz"
+fi
