@@ -25,6 +25,11 @@ inline uint16_t f32_to_bf16(float f) {
     return uint16_t(u >> 16);
 }
 
+// An element of an f32 row, or of a bf16 row held as raw bits, as fp32: for the kernels
+// written once for both row types (vec_act.cpp, vec_math.cpp).
+__attribute__((always_inline)) inline float as_f32(float v) { return v; }
+__attribute__((always_inline)) inline float as_f32(uint16_t v) { return bf16_to_f32(v); }
+
 inline float f16_to_f32(uint16_t h) {
     const uint32_t sign = uint32_t(h & 0x8000u) << 16;
     const uint32_t exp = (h >> 10) & 0x1fu;

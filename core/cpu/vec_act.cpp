@@ -52,11 +52,9 @@ struct GeluTanh {
 // the stack copies have no aliasing for the vectorizer to fear.
 constexpr int64_t kBlock = 256;
 
-// Elements as fp32, and back: f32 arrays as they are, bf16 ones (raw 16-bit patterns)
-// widened and rounded to nearest even inside the block loops, so bf16 rows need no fp32
-// copies.
-__attribute__((always_inline)) inline float as_f32(float v) { return v; }
-__attribute__((always_inline)) inline float as_f32(uint16_t v) { return bf16_to_f32(v); }
+// Elements as fp32 (as_f32, convert.h), and back: f32 arrays as they are, bf16 ones (raw
+// 16-bit patterns) widened and rounded to nearest even inside the block loops, so bf16
+// rows need no fp32 copies.
 template <class T>
 __attribute__((always_inline)) inline T from_f32(float v) {
     if constexpr (sizeof(T) == 2)

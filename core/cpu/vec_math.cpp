@@ -159,18 +159,15 @@ OPKIT_CLONES_WIDE float exp_shifted_bf16(const uint16_t* x, float shift, float* 
 
 // Sum of exp(x[i] - shift), nothing stored: the cross-entropy forward's log-sum-exp,
 // which needs no exponentials afterwards. Sixteen partial sums as in exp_shifted.
-__attribute__((always_inline)) inline float widen(float v) { return v; }
-__attribute__((always_inline)) inline float widen(uint16_t v) { return bf16_to_f32(v); }
-
 template <class T>
 __attribute__((always_inline)) inline float exp_sum_row(const T* x, float shift, int64_t n) {
     float acc[16] = {};
     int64_t i = 0;
     for (; i + 16 <= n; i += 16)
-        for (int k = 0; k < 16; ++k) acc[k] += exp_fast(widen(x[i + k]) - shift);
+        for (int k = 0; k < 16; ++k) acc[k] += exp_fast(as_f32(x[i + k]) - shift);
     float r = 0.0f;
     for (int k = 0; k < 16; ++k) r += acc[k];
-    for (; i < n; ++i) r += exp_fast(widen(x[i]) - shift);
+    for (; i < n; ++i) r += exp_fast(as_f32(x[i]) - shift);
     return r;
 }
 

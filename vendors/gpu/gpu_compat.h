@@ -146,15 +146,16 @@ __device__ __forceinline__ void compiler_fence() { asm volatile("" ::: "memory")
 #define OPK_DEV __device__ __forceinline__
 
 namespace opk {
+
 // 2^x from the hardware's approximate exp2 alone: relative error about 2^-22, a result
 // below 2^-126 flushed to 0 (and 2^-inf = 0), for values computed from 2-byte inputs,
 // whose resolution is 2^-8 (bf16) or 2^-11 (f16). The flush is an absolute error below
 // 1.2e-38, which bf16 could hold (softmax of [0, -88] is 6e-39 on the CPU, 0 here): within
-// every tolerance's absolute term. Without fast math nvcc wraps the same
-// MUFU.EX2 of exp2f in a denormal guard of six more instructions, mostly on the ALU pipe,
-// which Nsight Compute found to be the busiest pipe of the softmax and cross-entropy
-// kernels (docs/PERFORMANCE.md, 2026-11-27). On AMD the builtin is v_exp_f32 where the
-// compiler has it; exp2f elsewhere.
+// every tolerance's absolute term. Without fast math nvcc wraps the same MUFU.EX2 of
+// exp2f in a denormal guard of six more instructions, mostly on the ALU pipe, which Nsight
+// Compute found to be the busiest pipe of the softmax and cross-entropy kernels
+// (docs/PERFORMANCE.md, 2026-11-27). On AMD the builtin is v_exp_f32 where the compiler
+// has it (not Debian's clang 15); exp2f elsewhere.
 OPK_DEV float exp2_approx(float x) {
 #if defined(__CUDA_ARCH__)
     float y;
@@ -170,9 +171,6 @@ OPK_DEV float exp2_approx(float x) {
     return exp2f(x);
 #endif
 }
-}  // namespace opk
-
-namespace opk {
 
 // The bits of a scalar as the low bits of a 32-bit word, and back (memcpy: no punning).
 OPK_DEV uint32_t bits_of(float v) { return __float_as_uint(v); }
