@@ -1,19 +1,27 @@
-// The rms_norm / layer_norm backward kernels (bf16) under other launch shapes: threads per
-// row (B), packs per thread (C), the resident threads the launch bounds ask for (Res:
+// The rms_norm / layer_norm backward kernels (bf16, f32) under other launch shapes: threads
+// per row (B), packs per thread (C), the resident threads the launch bounds ask for (Res:
 // 1024 = 64 registers as in the library, 768 = 80, 512 = 128), with or without the
-// next-row prefetch (pf), and a grid of 1 or 2 waves. Question: the library's bf16
-// backwards hold one pack per thread (two spilled at 64 registers) and reach 0.40-0.57 of
-// the copy bandwidth, the 16384-element rows stream; would more packs per thread at fewer
-// resident threads (more registers) keep more bytes in flight, and cache the long rows?
-// (The lines without prefetch at one pack per thread, and at two packs with 128 registers,
-// were added for the second run of 2026-11-27.) Each line times the row kernel plus the
-// column sums that finish dweight / dbias, as the
-// library launches them, and is checked against the library's plan (dx on the first and
-// last four rows, dweight and dbias whole). Not part of the build:
+// next-row prefetch (pf), and with the weight read from global memory at each use or (sw)
+// from a copy of the weight row in dynamic shared memory (kNormBwdSharedWeight). First
+// question (2026-11-27): the library's bf16 backwards held one pack per thread (two
+// spilled at 64 registers) and reached 0.40-0.57 of the copy bandwidth, the 16384-element
+// rows streamed; would more packs per thread at fewer resident threads (more registers)
+// keep more bytes in flight, and cache the long rows? Second (2026-11-28): nvcc kept the
+// weight packs' fp32 values live across a row's two passes, and the four-pack shapes
+// spilled at 128 registers; does reading the weight from shared memory help? One wave of
+// blocks per line. Each line times the row kernel plus the column sums that finish
+// dweight / dbias, as the library launches them, and is checked against the library's
+// plan ("today": dx on the first and last four rows, dweight and dbias whole). Not part of
+// the build:
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o norm_backward_variants \
 //        bench/experiments/norm_backward_variants.cu 2> ptxas.txt
 //   ./norm_backward_variants        # on the GPU machine
+//
+// Against a norms.cu from before the shared weight row, add -DOPK_NO_SHARED_WEIGHT (the
+// sw lines are left out). Its "today" line times the library's kernels of the first
+// table (the rows of 1025 to 2048 packs show the streamed config 2, not the *_bwd_long
+// kernels the library takes for 2-byte types there).
 #include "../../vendors/gpu/norms.cu"
 #include "dense_rows.cuh"
 #include "fill_pattern.cuh"
@@ -27,13 +35,19 @@ using namespace opk;
 
 enum { kRms, kLn };
 
-template <int Op, typename T, int B, int C, int Res, bool Pf>
+#ifndef OPK_NO_SHARED_WEIGHT
+#define OPK_SW_ARG , Sw
+#else  // built against a norms.cu from before kNormBwdSharedWeight (2026-11-28)
+#define OPK_SW_ARG
+#endif
+
+template <int Op, typename T, int B, int C, int Res, bool Pf, bool Sw>
 __global__ void __launch_bounds__(B, Res / B) variant(const NormArgs a) {
     __shared__ float smem[kReduceSlots];
     if constexpr (Op == kRms)
-        opk::rms_backward_rows<T, 0, C, false, Pf>(a, smem);
+        opk::rms_backward_rows<T, 0, C, false, Pf OPK_SW_ARG>(a, smem);
     else
-        opk::ln_backward_rows<T, 0, C, false, Pf>(a, smem);
+        opk::ln_backward_rows<T, 0, C, false, Pf OPK_SW_ARG>(a, smem);
 }
 
 static int sms;
@@ -128,21 +142,22 @@ static void print_line(const Shape& s, const char* tag, float ms, bool check) {
     std::printf("\n");
 }
 
-template <int Op, typename T, int B, int C, int Res, bool Pf>
+// Sw: the weight row in dynamic shared memory (kNormBwdSharedWeight). One wave of blocks
+// (two were slower in every line of the first runs).
+template <int Op, typename T, int B, int C, int Res, bool Pf, bool Sw>
 static void run_variant(Shape& s) {
-    auto k = variant<Op, T, B, C, Res, Pf>;
+    auto k = variant<Op, T, B, C, Res, Pf, Sw>;
+    const size_t smem = Sw ? size_t(s.n) * s.esize : 0;
     int per_sm = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, 0);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, smem);
     cudaFuncAttributes attr{};
     cudaFuncGetAttributes(&attr, k);
-    for (int waves : {1, 2}) {
-        char tag[96];
-        std::snprintf(tag, sizeof tag, "B%d C%d R%d%s %dreg%s %dw %dblk/SM", B, C, Res, Pf ? " pf" : "", attr.numRegs,
-                      attr.localSizeBytes ? " SPILL" : "", waves, per_sm);
-        const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm * waves);
-        const float ms = time_call(s, k, grid, B, 0, false);
-        print_line<T>(s, tag, ms, true);
-    }
+    char tag[96];
+    std::snprintf(tag, sizeof tag, "B%d C%d R%d%s%s %dreg%s %dblk/SM", B, C, Res, Pf ? " pf" : "", Sw ? " sw" : "",
+                  attr.numRegs, attr.localSizeBytes ? " SPILL" : "", per_sm);
+    const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
+    const float ms = time_call(s, k, grid, B, smem, false);
+    print_line<T>(s, tag, ms, true);
 }
 
 // The library's plan (vendors/gpu/host/ops_norms.cpp, plan_rows): cached rows take
@@ -172,19 +187,31 @@ static void run_today(Shape& s) {
     // memory for the others where a block may have it.
     if (!cached || (s.op == kLn && !bf)) smem = size_t(packs * P) * 4 * (s.op == kLn ? 2 : 1);
     if (smem > 227 * 1024) smem = 0;
+    const bool shared_sums = smem > 0;
+#ifndef OPK_NO_SHARED_WEIGHT
+    if (cached && chunks >= kNormBwdSharedWeightPacks) smem += size_t(packs) * 16;  // the weight row
+#endif
     if (smem) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
     const int64_t per_sm = std::max<int64_t>(1, smem ? std::min<int64_t>(1024 / block, 228 * 1024 / int64_t(smem + 1024))
                                                       : (cached ? resident : 1024) / block);
     const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
-    const float ms = time_call(s, k, grid, block, smem, smem > 0);
+    const float ms = time_call(s, k, grid, block, smem, shared_sums);
     s.ref = results<T>(s);
     char tag[96];
     std::snprintf(tag, sizeof tag, "today (%s, B%u, 1w%s)", cached ? "c1" : "c2 streamed", block,
-                  smem ? ", shared sums" : "");
+                  shared_sums ? ", shared sums" : "");
     print_line<T>(s, tag, ms, false);
 }
 
-#define OPK_V(B, C, Res, Pf) run_variant<Op, T, B, C, Res, Pf>(s);
+#define OPK_V(B, C, Res, Pf) run_variant<Op, T, B, C, Res, Pf, false>(s);
+#ifndef OPK_NO_SHARED_WEIGHT
+#define OPK_VS(B, C, Res, Pf) run_variant<Op, T, B, C, Res, Pf, true>(s);
+#else
+#define OPK_VS(B, C, Res, Pf)
+#endif
+
+// Each line with the weight read from global memory at each use, then (sw) from shared.
+#define OPK_V2(B, C, Res, Pf) OPK_V(B, C, Res, Pf) OPK_VS(B, C, Res, Pf)
 
 template <int Op, typename T>
 static void sweep(Shape& s) {
@@ -192,20 +219,20 @@ static void sweep(Shape& s) {
     const int64_t packs = s.n / P;
     if constexpr (sizeof(T) == 2) {
         if (packs == 512) {  // bf16 4096
-            OPK_V(512, 1, 1024, true) OPK_V(512, 1, 1024, false) OPK_V(256, 2, 512, false)
-            OPK_V(256, 2, 1024, false) OPK_V(256, 2, 1024, true) OPK_V(256, 2, 768, true) OPK_V(256, 2, 512, true)
-            OPK_V(128, 4, 1024, false) OPK_V(128, 4, 768, false) OPK_V(128, 4, 512, false) OPK_V(128, 4, 512, true)
+            OPK_V2(512, 1, 1024, true) OPK_V2(256, 2, 512, true) OPK_V2(256, 2, 512, false)
+            OPK_V2(256, 2, 1024, false) OPK_V2(128, 4, 512, false) OPK_V2(128, 4, 512, true)
         } else if (packs == 1024) {  // bf16 8192
-            OPK_V(1024, 1, 1024, true) OPK_V(1024, 1, 1024, false) OPK_V(512, 2, 512, false)
-            OPK_V(512, 2, 1024, false) OPK_V(512, 2, 1024, true) OPK_V(512, 2, 512, true)
-            OPK_V(256, 4, 768, false) OPK_V(256, 4, 512, false) OPK_V(256, 4, 512, true)
+            OPK_V2(1024, 1, 1024, true) OPK_V2(512, 2, 512, true) OPK_V2(512, 2, 512, false)
+            OPK_V2(512, 2, 1024, false) OPK_V2(256, 4, 512, false) OPK_V2(256, 4, 512, true)
         } else if (packs == 2048) {  // bf16 16384
-            OPK_V(1024, 2, 1024, false) OPK_V(1024, 2, 1024, true)
-            OPK_V(512, 4, 512, false) OPK_V(512, 4, 512, true)
+            OPK_V2(1024, 2, 1024, false) OPK_V2(1024, 2, 1024, true)
+            OPK_V2(512, 4, 512, false) OPK_V2(512, 4, 512, true)
         }
     } else {
-        if (packs == 4096) {  // f32 16384
-            OPK_V(1024, 4, 1024, false)
+        if (packs == 1024) {  // f32 4096
+            OPK_V2(512, 2, 1024, false) OPK_V2(512, 2, 1024, true)
+        } else if (packs == 2048) {  // f32 8192
+            OPK_V2(1024, 2, 1024, false)
         }
     }
 }

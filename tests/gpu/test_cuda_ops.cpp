@@ -49,12 +49,17 @@ const std::vector<RowCase>& row_cases() {
         {{5, 2048}, {{}, 8, 0}},
         {{300, 3072}, {}},
         {{3, 2048}, {{}, 3, 1}},
-        // layer_norm backward in 2-byte types: rows of 8193 to 16384 elements take the
-        // four-pack kernel (opk_ln_bwd_long_*, kRowConfigsLnBwd16Long): just past the two-pack limit,
-        // exactly 512 threads of four packs, and misaligned.
+        // Both norm backwards in 2-byte types: rows of 8193 to 16384 elements take the
+        // four-pack kernels (opk_{ln,rms}_bwd_long_*, kRowConfigsNormBwd16Long), which read
+        // the weight from shared memory: just past the one- and two-pack limits, exactly
+        // 512 threads of four packs, and misaligned.
         {{3, 8200}, {}},
         {{5, 16384}, {}},
         {{2, 12000}, {{}, 3, 1}},
+        // layer_norm backward in fp32 with its sums in shared memory: 2 x 6100 floats
+        // (47.7 KiB) plus the static reduction slots pass the 48 KiB a launch may have
+        // without asking for more (kStaticSharedReserve).
+        {{2, 6100}, {}},
     };
     return cases;
 }

@@ -66,15 +66,24 @@ constexpr RowConfig kRowConfigsNormBwd[3] = {{32, 4, 2, 1}, {0, 1, 2, 1}, {0, 1,
 // the next row's, and the dweight and dbias sums, without spilling). Measured on the H100
 // (bench/experiments/norm_backward_variants.cu, bench/results/2026-11-27-norm-bwd/):
 // bf16 32768x4096 0.484 -> 0.394 ms, 16384x8192 0.460 -> 0.403 ms against one pack per
-// thread at 64 registers; longer rows take kRowConfigsLnBwd16Long below. rms_norm's
+// thread at 64 registers; longer rows take kRowConfigsNormBwd16Long below. rms_norm's
 // backward measured no faster this way and keeps kRowConfigsNormBwd.
 constexpr RowConfig kRowConfigsLnBwd16[3] = {{32, 4, 2, 1}, {0, 1, 2, 2, 512}, {0, 1, 0, 0}};
-// The same for the rows that stream in that table but fit four packs per thread of a
-// 512-thread block (1025 to 2048 packs: bf16 8193 to 16384 elements): config 1 here is the
-// kernel opk_ln_bwd_long_{f16,bf16}, without the next-row prefetch (with it, it spilled
-// more and ran slower). Measured on the H100 (same experiment): bf16 8192x16384 0.620 ms
-// streamed -> 0.4925 ms.
-constexpr RowConfig kRowConfigsLnBwd16Long[3] = {{32, 4, 2, 1}, {0, 1, 4, 4, 512}, {0, 1, 0, 0}};
+// Both norm backwards, 2-byte types, for the rows that stream in their own table but fit
+// four packs per thread of a 512-thread block (1025 to 2048 packs: bf16 8193 to 16384
+// elements): config 1 here is the kernel opk_{ln,rms}_bwd_long_{f16,bf16}, without the
+// next-row prefetch (with it, it spilled more and ran slower), reading the weight from
+// shared memory (kNormBwdSharedWeightPacks). Measured on the H100
+// (bench/experiments/norm_backward_variants.cu, bench/results/2026-11-27-norm-bwd/ and
+// 2026-11-28-norm-bwd/): bf16 8192x16384 layer_norm 0.620 ms streamed -> 0.4925 with the
+// weight read at each use -> 0.412 from shared memory; rms_norm 0.427 streamed -> 0.358.
+constexpr RowConfig kRowConfigsNormBwd16Long[3] = {{32, 4, 2, 1}, {0, 1, 4, 4, 512}, {0, 1, 0, 0}};
+// Packs per thread from which a norm backward's block-wide config (1) reads the weight from
+// a copy of the weight row in shared memory, made once per block (norms.cu, WeightPacks),
+// instead of from global memory at each use. The four-pack kernels spilled less and ran
+// 1.19-1.22x faster that way; the one- and two-pack kernels with the next-row prefetch ran
+// 2-7 % slower (the same experiment, 2026-11-28), so they keep the global reads.
+constexpr int kNormBwdSharedWeightPacks = 4;
 
 // rms_norm / layer_norm, forward and backward.
 struct NormArgs {

@@ -23,6 +23,57 @@ OPK_DEV void column_pack(const T* v, int64_t c, int64_t n, bool vec, float offse
     }
 }
 
+// Dynamic shared memory of the norm backward kernels: the weight row where
+// kNormBwdSharedWeight, then [arrays][rows per block][n] fp32 sums where shared_sums.
+extern __shared__ float norm_columns[];
+
+// Whether a backward kernel reads the weight from a copy of the weight row in shared
+// memory, made once per block: rows a whole block caches with kNormBwdSharedWeightPacks or
+// more packs a thread (kernel_params.h has the measurements). Read from global memory at
+// each use, nvcc merged the loads of a row's two passes and hoisted them out of the row
+// loop, so each pack's 8 fp32 values stayed live across the row, and the four-pack kernels
+// spilled more at 128 registers. A barrier separates the passes, so shared-memory loads
+// are neither merged across it nor hoisted out of the loop.
+template <int G, int C>
+constexpr bool kNormBwdSharedWeight = G == 0 && C >= kNormBwdSharedWeightPacks;
+
+// The weight packs of a backward kernel as fp32 plus the offset (1 without a weight),
+// from shared memory (Shared) or from the weight itself.
+template <typename T, bool Shared>
+struct WeightPacks {
+    static constexpr int P = Pack<T>::n;
+    const T* w;
+    bool vec;
+    float offset;
+
+    // Shared: the block copies the row (every thread of the block must construct it).
+    OPK_DEV WeightPacks(const T* weight, const Span& s, bool weight_vec, float weight_offset)
+        : w(weight), vec(weight_vec), offset(weight_offset) {
+        if constexpr (Shared) {
+            if (!w) return;
+            uint4* row = reinterpret_cast<uint4*>(norm_columns);
+            for (int64_t c = s.lane; c < s.packs; c += s.size) load_raw<T, P>(w, c, s.n, vec, row[c], 0.0f);
+            __syncthreads();
+        }
+    }
+    // fp32 values of the dynamic shared memory that the weight row takes (0 without one).
+    OPK_DEV int64_t shared_floats(const Span& s) const { return Shared && w ? s.packs * 4 : 0; }
+    OPK_DEV void get(int64_t c, int64_t n, float (&out)[P]) const {
+        if constexpr (Shared) {
+            if (w) {
+                unpack<T, P>(reinterpret_cast<const uint4*>(norm_columns)[c], out);
+#pragma unroll
+                for (int k = 0; k < P; ++k) out[k] += offset;
+            } else {
+#pragma unroll
+                for (int k = 0; k < P; ++k) out[k] = 1.0f;
+            }
+        } else {
+            column_pack<T, P>(w, c, n, vec, offset, out);
+        }
+    }
+};
+
 // No lean body for exact rows (kExactPath): measured on the H100, it made this kernel
 // 8-11 % slower in bf16 (bench/results/h100-2026-11-24-rows-fwd/, exact-ab-*), while
 // softmax and layer_norm gained.
@@ -131,13 +182,12 @@ struct ColumnRegs {
     }
 };
 
-// Dynamic shared memory of the norm backward kernels: [arrays][rows per block][n] fp32.
-extern __shared__ float norm_columns[];
-
+// A group's row of sums (array 0 dweight, 1 dbias) in dynamic shared memory, after the
+// `skip` floats the weight row takes.
 template <int G>
-OPK_DEV float* shared_columns(int array, const Span& s, int P) {
+OPK_DEV float* shared_columns(int array, const Span& s, int P, int64_t skip) {
     const int rpb = G ? int(blockDim.x) / G : 1, in_block = G ? int(threadIdx.x) / G : 0;
-    return norm_columns + (int64_t(array) * rpb + in_block) * s.packs * P;
+    return norm_columns + skip + (int64_t(array) * rpb + in_block) * s.packs * P;
 }
 
 // Loads row r of x and dy into the caches (nothing past the last row).
@@ -161,19 +211,20 @@ constexpr bool kNormBwdPrefetch = C > 0 && C <= 2 && sizeof(T) == 2 && !OPK_SMAL
 
 // dx = rstd * g - x * rstd^3 * mean(g * x), g = dy * (weight + weight_offset);
 // dweight += dy * x * rstd.
-template <typename T, int G, int C, bool Exact, bool Prefetch = kNormBwdPrefetch<T, C>>
+template <typename T, int G, int C, bool Exact, bool Prefetch = kNormBwdPrefetch<T, C>,
+          bool SharedW = kNormBwdSharedWeight<G, C>>
 OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     const RowGroup<G> g;
     const Span rows_span = g.span(a.n, P);
     const Span& sp = rows_span;  // the row loop shadows it with per_row(rows_span)
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
-    const T* w = static_cast<const T*>(a.weight);
+    const WeightPacks<T, SharedW> w(static_cast<const T*>(a.weight), sp, a.weight_vec, a.weight_offset);
     // Cached rows keep their dweight sums in registers (measured on an H100: bf16
     // 32768x4096 0.57 -> 0.85 of copy bandwidth; fp32 the same with or without).
     using Acc = std::conditional_t<cached, ColumnRegs<P, C ? C : 1>, ColumnAcc<P>>;
     Acc dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
-           a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
+           a.shared_sums ? shared_columns<G>(0, sp, P, w.shared_floats(sp)) : nullptr, sp);
 
     RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
     if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
@@ -187,7 +238,7 @@ OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
         float dot = 0.0f;
         auto first = [&](int i, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P];
-            column_pack<T, P>(w, c, sp.n, a.weight_vec, a.weight_offset, wv);
+            w.get(c, sp.n, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) {
                 dot += dy[k] * wv[k] * x[k];
@@ -205,7 +256,7 @@ OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
         const float coef = inv * inv * inv * dot / float(sp.n);
         auto emit = [&](int, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P], out[P];
-            column_pack<T, P>(w, c, sp.n, a.weight_vec, a.weight_offset, wv);
+            w.get(c, sp.n, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = inv * dy[k] * wv[k] - coef * x[k];
             store_pack<T, P, CacheHint::normal, Exact>(dxr, c, sp.n, a.dx.vec, out);
@@ -323,22 +374,23 @@ OPK_DEV void ln_forward(const NormArgs& a) {
 
 // xhat = (x - mean) * rstd, g = dy * weight;
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); dweight += dy * xhat; dbias += dy.
-template <typename T, int G, int C, bool Exact, bool Prefetch = kNormBwdPrefetch<T, C>>
+template <typename T, int G, int C, bool Exact, bool Prefetch = kNormBwdPrefetch<T, C>,
+          bool SharedW = kNormBwdSharedWeight<G, C>>
 OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     const RowGroup<G> g;
     const Span rows_span = g.span(a.n, P);
     const Span& sp = rows_span;  // the row loop shadows it with per_row(rows_span)
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
-    const T* w = static_cast<const T*>(a.weight);
+    const WeightPacks<T, SharedW> w(static_cast<const T*>(a.weight), sp, a.weight_vec, 0.0f);
     const int64_t groups = int64_t(gridDim.x) * (int(blockDim.x) / sp.size);
     // Cached 2-byte rows: both sums in registers (bf16 32768x4096: 0.40 -> 0.60 of copy
     // bandwidth); fp32 rows hold two packs, and two arrays of register sums spill there.
     using Acc = std::conditional_t<cached && sizeof(T) == 2, ColumnRegs<P, C ? C : 1>, ColumnAcc<P>>;
     Acc dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
-           a.shared_sums ? shared_columns<G>(0, sp, P) : nullptr, sp);
+           a.shared_sums ? shared_columns<G>(0, sp, P, w.shared_floats(sp)) : nullptr, sp);
     Acc db(a.want_dbias ? a.partial + (groups + g.group) * sp.n : nullptr,
-           a.shared_sums ? shared_columns<G>(1, sp, P) : nullptr, sp);
+           a.shared_sums ? shared_columns<G>(1, sp, P, w.shared_floats(sp)) : nullptr, sp);
     const float inv_n = 1.0f / float(sp.n);
     RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
     if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
@@ -353,7 +405,7 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
         float sums[2] = {0.0f, 0.0f};  // sum(g), sum(g * xhat)
         auto first = [&](int i, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P];
-            column_pack<T, P>(w, c, sp.n, a.weight_vec, 0.0f, wv);
+            w.get(c, sp.n, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) {
                 if (!Exact && c * P + k >= sp.n) continue;  // the fill past the end
@@ -375,7 +427,7 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
         const float mg = sums[0] * inv_n, mgx = sums[1] * inv_n;
         auto emit = [&](int, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P], out[P];
-            column_pack<T, P>(w, c, sp.n, a.weight_vec, 0.0f, wv);
+            w.get(c, sp.n, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = inv * (dy[k] * wv[k] - mg - (x[k] - mu) * inv * mgx);
             store_pack<T, P, CacheHint::normal, Exact>(dxr, c, sp.n, a.dx.vec, out);
@@ -415,9 +467,14 @@ OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f32, NormArgs, ln_backward, float, kRowConfi
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f16, NormArgs, ln_backward, opk_f16, kRowConfigsLnBwd16, OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, bf16, NormArgs, ln_backward, opk_bf16, kRowConfigsLnBwd16,
                         OPK_ROW_RESIDENT_THREADS_WIDE)
-OPK_ROW_KERNEL(opk_ln_bwd_long_f16, NormArgs, ln_backward, opk_f16, kRowConfigsLnBwd16Long, 1,
+// Both backwards, 2-byte rows of 1025 to 2048 packs (kRowConfigsNormBwd16Long).
+OPK_ROW_KERNEL(opk_ln_bwd_long_f16, NormArgs, ln_backward, opk_f16, kRowConfigsNormBwd16Long, 1,
                OPK_ROW_RESIDENT_THREADS_WIDE)
-OPK_ROW_KERNEL(opk_ln_bwd_long_bf16, NormArgs, ln_backward, opk_bf16, kRowConfigsLnBwd16Long, 1,
+OPK_ROW_KERNEL(opk_ln_bwd_long_bf16, NormArgs, ln_backward, opk_bf16, kRowConfigsNormBwd16Long, 1,
+               OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNEL(opk_rms_bwd_long_f16, NormArgs, rms_backward, opk_f16, kRowConfigsNormBwd16Long, 1,
+               OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNEL(opk_rms_bwd_long_bf16, NormArgs, rms_backward, opk_bf16, kRowConfigsNormBwd16Long, 1,
                OPK_ROW_RESIDENT_THREADS_WIDE)
 
 // dweight / dbias: out[j] = sum over groups of partial[g][j], converted to the weight's

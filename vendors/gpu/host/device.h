@@ -53,16 +53,20 @@ private:
 // The device must be current (inside a DeviceScope).
 opkit_status get_function(Device& d, Module m, const char* name, void** out);
 
+// Shared memory a row kernel declares statically (its reduction slots, group_reduce.cuh:
+// 512 bytes at most), which counts against the same per-block limit as the dynamic part.
+constexpr size_t kStaticSharedReserve = size_t(1) << 10;
+
 // Launches a kernel whose one parameter is the plain-data struct `args`, with `smem`
-// bytes of dynamic shared memory (above the default 48 KiB the function is allowed more
-// first).
+// bytes of dynamic shared memory (where that and the static part could pass the default
+// 48 KiB, the function is allowed more first).
 template <class Args>
 opkit_status launch(Device& d, Module m, const char* name, size_t grid, unsigned block, opkit_stream s,
                     const Args& args, size_t smem = 0) {
     if (grid == 0) return OPKIT_OK;
     void* f = nullptr;
     OPKIT_GPU_TRY(get_function(d, m, name, &f));
-    if (smem > (size_t(48) << 10)) OPKIT_GPU_TRY(runtime().set_max_dynamic_shared(f, name, smem));
+    if (smem + kStaticSharedReserve > (size_t(48) << 10)) OPKIT_GPU_TRY(runtime().set_max_dynamic_shared(f, name, smem));
     void* params[] = {const_cast<Args*>(&args)};
     const unsigned g = grid > 0x7fffffffu ? 0x7fffffffu : unsigned(grid);  // kernels grid-stride
     return runtime().launch(f, name, g, block, unsigned(smem), s, params);

@@ -42,11 +42,13 @@ inline bool block_caches(const opk::RowConfig (&cfgs)[3], int64_t packs, size_t 
 }
 
 // shared_per_group: dynamic shared memory each row group needs (the norm backward's
-// dweight/dbias sums). partial_arrays > 0: the kernel writes that many
+// dweight/dbias sums); shared_cached: what a block of config 1 needs besides (the norm
+// backward's copy of the weight row). partial_arrays > 0: the kernel writes that many
 // [groups][n] fp32 partial arrays, so the grid is one resident wave (and 64 MiB of
 // partials at most); other kernels get a few waves of grid-stride blocks.
 inline RowPlan plan_rows(const Device& d, int64_t rows, int64_t n, size_t esize,
-                         const opk::RowConfig (&cfgs)[3], int partial_arrays, size_t shared_per_group = 0) {
+                         const opk::RowConfig (&cfgs)[3], int partial_arrays, size_t shared_per_group = 0,
+                         size_t shared_cached = 0) {
     const int64_t pack = int64_t(16 / esize), packs = (n + pack - 1) / pack;
     RowPlan p{};
     int64_t rows_per_block = 1;
@@ -66,7 +68,7 @@ inline RowPlan plan_rows(const Device& d, int64_t rows, int64_t n, size_t esize,
         p.config = 2;
         p.block = kStreamBlock;
     }
-    p.smem = size_t(rows_per_block) * shared_per_group;
+    p.smem = size_t(rows_per_block) * shared_per_group + (p.config == 1 ? shared_cached : 0);
     const opk::RowConfig& cfg = cfgs[p.config];
     int64_t resident = std::max<int64_t>(1, (cfg.resident ? cfg.resident : kResidentThreads) / p.block);
     if (p.smem)

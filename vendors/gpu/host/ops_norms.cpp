@@ -10,9 +10,11 @@ const char* const kRmsFwd[3][3] = OPK_ROW_NAMES("opk_rms_fwd");
 const char* const kRmsBwd[3][3] = OPK_ROW_NAMES("opk_rms_bwd");
 const char* const kLnFwd[3][3] = OPK_ROW_NAMES("opk_ln_fwd");
 const char* const kLnBwd[3][3] = OPK_ROW_NAMES("opk_ln_bwd");
-// layer_norm backward, 2-byte types, with kRowConfigsLnBwd16Long: its config 1 is opk_ln_bwd_long_*.
+// The backwards in 2-byte types with kRowConfigsNormBwd16Long: config 1 is opk_*_bwd_long_*.
 const char* const kLnBwd16Long[2][3] = {{"opk_ln_bwd_f16_c0", "opk_ln_bwd_long_f16", "opk_ln_bwd_f16_c2"},
                                         {"opk_ln_bwd_bf16_c0", "opk_ln_bwd_long_bf16", "opk_ln_bwd_bf16_c2"}};
+const char* const kRmsBwd16Long[2][3] = {{"opk_rms_bwd_f16_c0", "opk_rms_bwd_long_f16", "opk_rms_bwd_f16_c2"},
+                                         {"opk_rms_bwd_bf16_c0", "opk_rms_bwd_long_bf16", "opk_rms_bwd_bf16_c2"}};
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
 
 opkit_status check_all(const char* op, std::initializer_list<std::pair<const char*, const opkit_tensor*>> ts) {
@@ -76,19 +78,26 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     // fp32) when a block may have that much; otherwise straight into the partial rows.
     const size_t pack = 16 / es, padded = (size_t(n) + pack - 1) / pack * pack;  // whole packs
     const size_t shared_per_group = arrays ? padded * sizeof(float) * (layer ? 2 : 1) : 0;
-    // layer_norm in 2-byte types: two packs a thread, or four where two would stream.
+    // 2-byte types: four packs a thread where the op's own table would stream
+    // (kRowConfigsNormBwd16Long); layer_norm's table holds two packs a thread, rms_norm's one.
     const int64_t packs = int64_t(padded / pack);
-    const bool long16 = layer && es == 2 && !block_caches(opk::kRowConfigsLnBwd16, packs, es) &&
-                        block_caches(opk::kRowConfigsLnBwd16Long, packs, es);
-    const opk::RowConfig(&cfgs)[3] = long16 ? opk::kRowConfigsLnBwd16Long
-                                     : layer && es == 2 ? opk::kRowConfigsLnBwd16
-                                                        : opk::kRowConfigsNormBwd;
-    const char* const(&names)[3] = long16 ? kLnBwd16Long[type - 1] : layer ? kLnBwd[type] : kRmsBwd[type];
-    RowPlan p = plan_rows(d, rows, n, es, cfgs, arrays, shared_per_group);
+    const opk::RowConfig(&own)[3] = layer && es == 2 ? opk::kRowConfigsLnBwd16 : opk::kRowConfigsNormBwd;
+    const bool long16 =
+        es == 2 && !block_caches(own, packs, es) && block_caches(opk::kRowConfigsNormBwd16Long, packs, es);
+    const opk::RowConfig(&cfgs)[3] = long16 ? opk::kRowConfigsNormBwd16Long : own;
+    const char* const(&names)[3] = long16  ? (layer ? kLnBwd16Long : kRmsBwd16Long)[type - 1]
+                                   : layer ? kLnBwd[type]
+                                           : kRmsBwd[type];
+    // Blocks of config 1 with enough packs a thread read the weight from a copy of it in
+    // shared memory (norms.cu, kNormBwdSharedWeight), ahead of any sums there.
+    const size_t weight_shared =
+        weight && opk::chunks_for(cfgs[1], int(es)) >= opk::kNormBwdSharedWeightPacks ? padded * es : 0;
+    RowPlan p = plan_rows(d, rows, n, es, cfgs, arrays, shared_per_group, weight_shared);
     // Cached rows of rms_norm, and 2-byte ones of layer_norm, sum in registers (norms.cu).
     const bool register_sums = p.config != 2 && (!layer || es == 2);
-    if (register_sums || p.smem > size_t(d.shared_per_block))
-        p = plan_rows(d, rows, n, es, cfgs, arrays, 0);
+    if (register_sums || p.smem + kStaticSharedReserve > size_t(d.shared_per_block))
+        p = plan_rows(d, rows, n, es, cfgs, arrays, 0, weight_shared);
+    const size_t sums_shared = p.smem - (p.config == 1 ? weight_shared : 0);
     Scratch scratch(d, s);
     float* partial = nullptr;
     if (arrays) {
@@ -112,7 +121,7 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     a.weight_offset = weight_offset;
     a.want_dweight = dweight != nullptr;
     a.want_dbias = dbias != nullptr;
-    a.shared_sums = p.smem > 0;
+    a.shared_sums = sums_shared > 0;
     // fp32 only: the 2-byte kernels have no exact-row body (norms.cu says why).
     a.exact = es == 4 && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx});
     OPKIT_GPU_TRY(launch_rows(d, Module::norms, names, p, s, a));
