@@ -4,7 +4,6 @@
 // vec_exp.h promises.
 #include "cpu/convert.h"
 #include "cpu/vec_act.h"
-#include "cpu/vec_bf16_native.h"
 #include "cpu/vec_math.h"
 
 #include <catch2/catch.hpp>
@@ -178,59 +177,4 @@ TEST_CASE("bf16 gated loops equal widening, the f32 loop and rounding; outputs m
                    db[i] != opkit::cpu::f32_to_bf16(dbf[i]);
         CHECK(bad == 0);
     }
-}
-
-// The softmax backward's bf16 loop against the rounding it promises: y * (dy - s) in fp32,
-// rounded to nearest even (f32_to_bf16), bit for bit, for every tail length, with NaN,
-// infinities and in-place outputs. On a CPU with AVX512-BF16 the library runs the native
-// loop (vec_bf16_native.h), which flushes denormal results to signed zero; elsewhere the
-// portable loop, which keeps them. The test says which one it checked.
-TEST_CASE("mul_shifted_bf16 rounds as f32_to_bf16, tails, NaN and in place included") {
-    namespace v = opkit::cpu::vec;
-    using opkit::cpu::bf16_to_f32;
-    using opkit::cpu::f32_to_bf16;
-    const bool native = v::have_native_bf16();
-    WARN((native ? "native AVX512-BF16 loop checked (and the portable rounding it must equal)"
-                 : "portable loop checked: this CPU has no AVX512-BF16, the native loop did not run"));
-    const float s = 0.3125f;
-    auto expected = [&](uint16_t y, uint16_t dy) { return f32_to_bf16(bf16_to_f32(y) * (bf16_to_f32(dy) - s)); };
-    // Denormal results: the native loop gives a zero of the same sign, the portable one the rounding.
-    auto matches = [&](uint16_t got, uint16_t want) {
-        if (got == want) return true;
-        const bool denormal = (want & 0x7f80u) == 0 && (want & 0x7fu) != 0;
-        return native && denormal && got == (want & 0x8000u);
-    };
-    const uint16_t specials[] = {0x7fc0, 0x7f81, 0xff80, 0x7f80, 0x0000, 0x8000, 0x0001, 0x8001, 0x7f7f, 0x0080};
-    for (int64_t n : {int64_t(0), int64_t(1), int64_t(7), int64_t(8), int64_t(9), int64_t(15), int64_t(16),
-                      int64_t(17), int64_t(31), int64_t(33), int64_t(4101)}) {
-        INFO("n = " << n);
-        std::vector<uint16_t> y(size_t(n) + 8), dy(size_t(n) + 8), dx(size_t(n) + 8, 0x1234);
-        for (int64_t i = 0; i < n; ++i) {
-            y[size_t(i)] = f32_to_bf16(0.001f + 0.37f * float((i * 7919) % 101) / 101.0f);
-            dy[size_t(i)] = f32_to_bf16(-2.0f + 4.0f * float((i * 104729) % 89) / 89.0f);
-        }
-        for (int64_t i = 0; i < n && i < 10; ++i) dy[size_t(i * 37 % n)] = specials[i];
-        if (n > 20) y[size_t(n - 3)] = 0x0001;  // a denormal y: a denormal or zero result
-        v::mul_shifted_bf16(y.data(), dy.data(), s, dx.data(), n);
-        int bad = 0;
-        for (int64_t i = 0; i < n; ++i) bad += !matches(dx[size_t(i)], expected(y[size_t(i)], dy[size_t(i)]));
-        CHECK(bad == 0);
-        int past_end = 0;  // the masked tail stores nothing past n
-        for (size_t i = size_t(n); i < dx.size(); ++i) past_end += dx[i] != 0x1234;
-        CHECK(past_end == 0);
-        // In place: dx over dy, then dx over y.
-        std::vector<uint16_t> d2 = dy, y2 = y;
-        v::mul_shifted_bf16(y.data(), d2.data(), s, d2.data(), n);
-        v::mul_shifted_bf16(y2.data(), dy.data(), s, y2.data(), n);
-        for (int64_t i = 0; i < n; ++i) {
-            CHECK(d2[size_t(i)] == dx[size_t(i)]);
-            CHECK(y2[size_t(i)] == dx[size_t(i)]);
-        }
-    }
-    // NaN stays a quiet NaN either way.
-    const uint16_t nan_in = 0x7f81, one = f32_to_bf16(1.0f);
-    uint16_t out = 0;
-    v::mul_shifted_bf16(&one, &nan_in, s, &out, 1);
-    CHECK((out & 0x7f80u) == 0x7f80u);
-    CHECK((out & 0x007fu) != 0);
 }

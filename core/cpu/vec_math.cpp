@@ -2,7 +2,6 @@
 
 #include "simd.h"
 #include "convert.h"
-#include "vec_bf16_native.h"
 #include "vec_exp.h"
 
 #include <cmath>
@@ -204,16 +203,8 @@ OPKIT_CLONES_WIDE void scale_to_bf16(const float* y, float s, uint16_t* out, int
 
 // A plain loop, as normalize_bf16: through 16-element stack blocks GCC split each block's
 // store into six pieces. dx may alias y or dy (GCC's alias check then runs its scalar loop).
-OPKIT_CLONES_WIDE static void mul_shifted_bf16_portable(const uint16_t* y, const uint16_t* dy, float s, uint16_t* dx,
-                                                         int64_t n) {
+OPKIT_CLONES_WIDE void mul_shifted_bf16(const uint16_t* y, const uint16_t* dy, float s, uint16_t* dx, int64_t n) {
     for (int64_t i = 0; i < n; ++i) dx[i] = f32_to_bf16(bf16_to_f32(y[i]) * (bf16_to_f32(dy[i]) - s));
-}
-
-void mul_shifted_bf16(const uint16_t* y, const uint16_t* dy, float s, uint16_t* dx, int64_t n) {
-#if OPKIT_BF16_NATIVE
-    if (have_native_bf16()) return mul_shifted_bf16_native(y, dy, s, dx, n);
-#endif
-    mul_shifted_bf16_portable(y, dy, s, dx, n);
 }
 
 OPKIT_CLONES void mul_shifted(const float* y, float s, float* g, int64_t n) {
