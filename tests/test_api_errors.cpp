@@ -14,6 +14,7 @@ namespace {
 opkit_dtype f32() { return {OPKIT_DTYPE_FLOAT, 32, 1}; }
 opkit_dtype bf16() { return {OPKIT_DTYPE_BFLOAT, 16, 1}; }
 opkit_dtype i64() { return {OPKIT_DTYPE_INT, 64, 1}; }
+opkit_dtype i32() { return {OPKIT_DTYPE_INT, 32, 1}; }
 
 // A host tensor with its own storage (filled with a recognisable byte pattern), shape
 // and strides, handing out an opkit_tensor view.
@@ -221,6 +222,27 @@ TEST_CASE("cross-entropy target and embedding id out of range") {
     dy.fill_values();
     expect_failure([&] { return opkit_embedding_backward(&dy.t, &ids.t, -1, &dweight.t, nullptr); },
                    OPKIT_ERROR_INVALID_ARGUMENT, "4", {&dweight});
+    id[1] = -2;  // negative, in the dense path's single range test
+    expect_failure([&] { return opkit_embedding_forward(&weight.t, &ids.t, &y.t, nullptr); },
+                   OPKIT_ERROR_INVALID_ARGUMENT, "ids element 1 is -2", {&y});
+
+    // Strided ids (a [2, 3] int32 view with padded rows, row stride 4): elements are numbered
+    // in the view's row-major order, so storage index 5 is ids[1][1], element 4 of the view,
+    // and the padding (storage index 3, out of range on purpose) is never read.
+    Tensor tids({2, 3}, i32(), 0, {4, 1}), ty({2, 3, 3});
+    int32_t* ti = reinterpret_cast<int32_t*>(tids.bytes.data());
+    for (int k = 0; k < 7; ++k) ti[k] = k % 4;
+    ti[3] = 99;
+    ti[5] = 9;
+    expect_failure([&] { return opkit_embedding_forward(&weight.t, &tids.t, &ty.t, nullptr); },
+                   OPKIT_ERROR_INVALID_ARGUMENT, "ids element 4 is 9", {&ty});
+    ti[5] = 3;  // then every element is in range, read in the view's order
+    REQUIRE(opkit_embedding_forward(&weight.t, &tids.t, &ty.t, nullptr) == OPKIT_OK);
+    const float* w = reinterpret_cast<const float*>(weight.bytes.data());
+    const float* out = reinterpret_cast<const float*>(ty.bytes.data());
+    const int view_ids[6] = {ti[0], ti[1], ti[2], ti[4], ti[5], ti[6]};  // [r][c] at storage 4r + c
+    for (int k = 0; k < 6; ++k)
+        for (int c = 0; c < 3; ++c) CHECK(out[k * 3 + c] == w[view_ids[k] * 3 + c]);
 }
 
 TEST_CASE("unknown reduction - approximate and flag values") {

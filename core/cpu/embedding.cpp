@@ -12,25 +12,58 @@
 namespace opkit::cpu {
 namespace {
 
+opkit_status id_out_of_range(const char* op, int64_t k, int64_t id, int64_t V) {
+    return fail(OPKIT_ERROR_INVALID_ARGUMENT, "%s: ids element %" PRId64 " is %" PRId64 ", outside [0, %" PRId64 ")",
+                op, k, id, V);
+}
+
+// Dense ids: copied and range-checked in one branch-free pass (it vectorizes), the
+// offending element looked for only when there is one.
+template <class I>
+opkit_status read_dense_ids(const char* op, const I* p, int64_t count, int64_t V, int64_t* out) {
+    bool bad = false;
+    for (int64_t k = 0; k < count; ++k) {
+        const int64_t id = int64_t(p[k]);
+        out[k] = id;
+        bad |= uint64_t(id) >= uint64_t(V);  // negative ids wrap above V
+    }
+    if (bad)
+        for (int64_t k = 0; k < count; ++k)
+            if (uint64_t(out[k]) >= uint64_t(V)) return id_out_of_range(op, k, out[k], V);
+    return OPKIT_OK;
+}
+
 // All ids, in the row order of y / dy, checked against [0, V) before anything is written.
+// Strided ids are walked in row-major order with an odometer over their shape and one
+// element offset: no division or stride lookup per id (for 4096 ids that had cost 95
+// instructions an id, a third of a 16-thread gather's time, all of it serial).
 opkit_status read_ids(const char* op, const opkit_tensor* ids, int64_t V, std::vector<int64_t>* out) {
     const int64_t count = numel(ids);
     const DType it = dtype_of(ids);
+    const int64_t elem = int64_t(dtype_size(it));
     out->resize(size_t(count));
-    int64_t idx[kMaxDims] = {};
+    int64_t stride[kMaxDims] = {}, idx[kMaxDims] = {};
+    strides_of(ids, stride);
+    const char* base = base_ptr(ids);
+    bool dense = true;
+    for (int64_t d = ids->ndim - 1, want = 1; d >= 0; --d) {
+        dense = dense && (ids->shape[d] == 1 || stride[d] == want);
+        want *= ids->shape[d];
+    }
+    if (dense)
+        return it == DType::i64 ? read_dense_ids(op, reinterpret_cast<const int64_t*>(base), count, V, out->data())
+                                : read_dense_ids(op, reinterpret_cast<const int32_t*>(base), count, V, out->data());
+    int64_t off = 0;  // elements from base to ids[idx]
     for (int64_t k = 0; k < count; ++k) {
-        // unravel k over ids' shape (row-major), so any ids strides work
-        int64_t rem = k;
-        for (int32_t d = ids->ndim - 1; d >= 0; --d) {
-            idx[d] = rem % ids->shape[d];
-            rem /= ids->shape[d];
-        }
-        const int64_t id = load_index(it, element_ptr(ids, idx));
-        if (id < 0 || id >= V)
-            return fail(OPKIT_ERROR_INVALID_ARGUMENT,
-                        "%s: ids element %" PRId64 " is %" PRId64 ", outside [0, %" PRId64 ")", op, k,
-                        id, V);
+        const int64_t id = load_index(it, base + off * elem);
+        if (id < 0 || id >= V) return id_out_of_range(op, k, id, V);
         (*out)[size_t(k)] = id;
+        for (int32_t d = ids->ndim - 1; d >= 0; --d) {  // next index, innermost first
+            off += stride[d];
+            if (++idx[d] < ids->shape[d]) break;
+            off -= stride[d] * ids->shape[d];
+            idx[d] = 0;
+        }
     }
     return OPKIT_OK;
 }
