@@ -25,7 +25,9 @@ OPK_DEV void column_pack(const T* v, int64_t c, int64_t n, bool vec, float offse
 
 // Dynamic shared memory of the norm backward kernels: the weight row where
 // kNormBwdSharedWeight, then [arrays][rows per block][n] fp32 sums where shared_sums.
-extern __shared__ float norm_columns[];
+// 16-byte aligned: the weight row is read as 16-byte packs (on NVIDIA the code is the same
+// without the attribute; it states what WeightPacks relies on).
+alignas(16) extern __shared__ float norm_columns[];
 
 // Whether a backward kernel reads the weight from a copy of the weight row in shared
 // memory, made once per block: rows a whole block caches with kNormBwdSharedWeightPacks or
