@@ -243,6 +243,13 @@ TEST_CASE("cross-entropy target and embedding id out of range") {
     const int view_ids[6] = {ti[0], ti[1], ti[2], ti[4], ti[5], ti[6]};  // [r][c] at storage 4r + c
     for (int k = 0; k < 6; ++k)
         for (int c = 0; c < 3; ++c) CHECK(out[k * 3 + c] == w[view_ids[k] * 3 + c]);
+
+    // A size-1 dimension may carry any stride (it never moves an element); the ids reader
+    // must not add it to its offset (INT64_MAX here: an overflow under UBSan otherwise).
+    Tensor odd({2, 1, 3}, i32(), 0, {4, INT64_MAX, 1}), oy({2, 1, 3, 3});
+    std::memcpy(odd.bytes.data(), tids.bytes.data(), 7 * sizeof(int32_t));
+    REQUIRE(opkit_embedding_forward(&weight.t, &odd.t, &oy.t, nullptr) == OPKIT_OK);
+    CHECK(oy.bytes == ty.bytes);
 }
 
 TEST_CASE("unknown reduction - approximate and flag values") {

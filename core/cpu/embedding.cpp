@@ -17,8 +17,8 @@ opkit_status id_out_of_range(const char* op, int64_t k, int64_t id, int64_t V) {
                 op, k, id, V);
 }
 
-// Dense ids: copied and range-checked in one branch-free pass (it vectorizes), the
-// offending element looked for only when there is one.
+// Dense ids: copied and range-checked in one pass with one flag for the whole range test
+// (no branch per id), the offending element looked for only when there is one.
 template <class I>
 opkit_status read_dense_ids(const char* op, const I* p, int64_t count, int64_t V, int64_t* out) {
     bool bad = false;
@@ -36,19 +36,31 @@ opkit_status read_dense_ids(const char* op, const I* p, int64_t count, int64_t V
 // All ids, in the row order of y / dy, checked against [0, V) before anything is written.
 // Strided ids are walked in row-major order with an odometer over their shape and one
 // element offset: no division or stride lookup per id (for 4096 ids that had cost 95
-// instructions an id, a third of a 16-thread gather's time, all of it serial).
+// instructions an id, a third of a 16-thread gather's time, all of it serial). The
+// odometer skips dimensions of size 1: their stride may be anything validation accepts
+// (it never moves the offset), and adding it could overflow.
 opkit_status read_ids(const char* op, const opkit_tensor* ids, int64_t V, std::vector<int64_t>* out) {
     const int64_t count = numel(ids);
     const DType it = dtype_of(ids);
     const int64_t elem = int64_t(dtype_size(it));
     out->resize(size_t(count));
-    int64_t stride[kMaxDims] = {}, idx[kMaxDims] = {};
-    strides_of(ids, stride);
+    int64_t all_strides[kMaxDims] = {};
+    strides_of(ids, all_strides);
     const char* base = base_ptr(ids);
+    // The dimensions of size > 1, outermost first, and whether they are laid out densely.
+    int64_t shape[kMaxDims] = {}, stride[kMaxDims] = {}, idx[kMaxDims] = {};
+    int32_t dims = 0;
     bool dense = true;
-    for (int64_t d = ids->ndim - 1, want = 1; d >= 0; --d) {
-        dense = dense && (ids->shape[d] == 1 || stride[d] == want);
-        want *= ids->shape[d];
+    for (int32_t d = 0; d < ids->ndim; ++d)
+        if (ids->shape[d] > 1) {
+            shape[dims] = ids->shape[d];
+            stride[dims] = all_strides[d];
+            ++dims;
+        }
+    int64_t want = 1;
+    for (int32_t d = dims - 1; d >= 0; --d) {
+        dense = dense && stride[d] == want;
+        want *= shape[d];
     }
     if (dense)
         return it == DType::i64 ? read_dense_ids(op, reinterpret_cast<const int64_t*>(base), count, V, out->data())
@@ -58,10 +70,10 @@ opkit_status read_ids(const char* op, const opkit_tensor* ids, int64_t V, std::v
         const int64_t id = load_index(it, base + off * elem);
         if (id < 0 || id >= V) return id_out_of_range(op, k, id, V);
         (*out)[size_t(k)] = id;
-        for (int32_t d = ids->ndim - 1; d >= 0; --d) {  // next index, innermost first
+        for (int32_t d = dims - 1; d >= 0; --d) {  // next index, innermost first
             off += stride[d];
-            if (++idx[d] < ids->shape[d]) break;
-            off -= stride[d] * ids->shape[d];
+            if (++idx[d] < shape[d]) break;
+            off -= stride[d] * shape[d];
             idx[d] = 0;
         }
     }

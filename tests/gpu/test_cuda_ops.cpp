@@ -54,6 +54,7 @@ const std::vector<RowCase>& row_cases() {
         // the weight from shared memory: just past the one- and two-pack limits, exactly
         // 512 threads of four packs, and misaligned.
         {{3, 8200}, {}},
+        {{3, 8201}, {}},  // a partial last pack: the weight row's copy loads it by element
         {{5, 16384}, {}},
         {{2, 12000}, {{}, 3, 1}},
         // layer_norm backward in fp32 with its sums in shared memory: 2 x 6100 floats
@@ -93,7 +94,8 @@ TEST_CASE("ops: rms_norm forward and backward match the CPU", "[gpu][ops]") {
     uint64_t seed = 1;
     for (opkit_dtype d : kFloats)
         for (const RowCase& c : row_cases())
-            for (int variant = 0; variant < 3; ++variant) {  // 0: weight, 1: no weight, 2: Gemma offset, in place
+            // 0: weight, 1: no weight, 2: Gemma offset, in place (forward only), 3: Gemma offset
+            for (int variant = 0; variant < 4; ++variant) {
                 const std::string what = label("rms_norm", d, c) + " variant " + std::to_string(variant);
                 INFO(what);
                 const int64_t n = c.shape.back(), rows = rows_of(c.shape);
@@ -104,7 +106,7 @@ TEST_CASE("ops: rms_norm forward and backward match the CPU", "[gpu][ops]") {
                 if (w) w->random(-1.5f, 1.5f, seed++);
                 y->poison();
                 rstd->poison();
-                const float offset = variant == 2 ? 1.0f : 0.0f;
+                const float offset = variant >= 2 ? 1.0f : 0.0f;
                 const bool in_place = variant == 2;
                 for (Tensor* t : {x.get(), y.get(), rstd.get()}) t->upload();
                 if (w) w->upload();
