@@ -61,17 +61,12 @@ struct WeightPacks {
     // fp32 values of the dynamic shared memory that the weight row takes (0 without one).
     OPK_DEV int64_t shared_floats(const Span& s) const { return Shared && w ? s.packs * 4 : 0; }
     OPK_DEV void get(int64_t c, int64_t n, float (&out)[P]) const {
-        if constexpr (Shared) {
-            if (w) {
-                unpack<T, P>(reinterpret_cast<const uint4*>(norm_columns)[c], out);
+        if (Shared && w) {
+            unpack<T, P>(reinterpret_cast<const uint4*>(norm_columns)[c], out);
 #pragma unroll
-                for (int k = 0; k < P; ++k) out[k] += offset;
-            } else {
-#pragma unroll
-                for (int k = 0; k < P; ++k) out[k] = 1.0f;
-            }
+            for (int k = 0; k < P; ++k) out[k] += offset;
         } else {
-            column_pack<T, P>(w, c, n, vec, offset, out);
+            column_pack<T, P>(w, c, n, vec, offset, out);  // 1 where there is no weight
         }
     }
 };
