@@ -41,13 +41,15 @@ enum { kRms, kLn };
 #define OPK_SW_ARG
 #endif
 
-template <int Op, typename T, int B, int C, int Res, bool Pf, bool Sw>
+// Ex: the exact-row body (kExactPath; the library takes it for fp32 only): no bounds
+// tests, plain 16-byte accesses. Every shape here is exact for its variant.
+template <int Op, typename T, int B, int C, int Res, bool Pf, bool Sw, bool Ex>
 __global__ void __launch_bounds__(B, Res / B) variant(const NormArgs a) {
     __shared__ float smem[kReduceSlots];
     if constexpr (Op == kRms)
-        opk::rms_backward_rows<T, 0, C, false, Pf OPK_SW_ARG>(a, smem);
+        opk::rms_backward_rows<T, 0, C, Ex, Pf OPK_SW_ARG>(a, smem);
     else
-        opk::ln_backward_rows<T, 0, C, false, Pf OPK_SW_ARG>(a, smem);
+        opk::ln_backward_rows<T, 0, C, Ex, Pf OPK_SW_ARG>(a, smem);
 }
 
 static int sms;
@@ -144,17 +146,17 @@ static void print_line(const Shape& s, const char* tag, float ms, bool check) {
 
 // Sw: the weight row in dynamic shared memory (kNormBwdSharedWeight). One wave of blocks
 // (two were slower in every line of the first runs).
-template <int Op, typename T, int B, int C, int Res, bool Pf, bool Sw>
+template <int Op, typename T, int B, int C, int Res, bool Pf, bool Sw, bool Ex = false>
 static void run_variant(Shape& s) {
-    auto k = variant<Op, T, B, C, Res, Pf, Sw>;
+    auto k = variant<Op, T, B, C, Res, Pf, Sw, Ex>;
     const size_t smem = Sw ? size_t(s.n) * s.esize : 0;
     int per_sm = 0;
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, smem);
     cudaFuncAttributes attr{};
     cudaFuncGetAttributes(&attr, k);
     char tag[96];
-    std::snprintf(tag, sizeof tag, "B%d C%d R%d%s%s %dreg%s %dblk/SM", B, C, Res, Pf ? " pf" : "", Sw ? " sw" : "",
-                  attr.numRegs, attr.localSizeBytes ? " SPILL" : "", per_sm);
+    std::snprintf(tag, sizeof tag, "B%d C%d R%d%s%s%s %dreg%s %dblk/SM", B, C, Res, Pf ? " pf" : "", Sw ? " sw" : "",
+                  Ex ? " ex" : "", attr.numRegs, attr.localSizeBytes ? " SPILL" : "", per_sm);
     const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
     const float ms = time_call(s, k, grid, B, smem, false);
     print_line<T>(s, tag, ms, true);
@@ -212,12 +214,29 @@ static void run_today(Shape& s) {
 
 // Each line with the weight read from global memory at each use, then (sw) from shared.
 #define OPK_V2(B, C, Res, Pf) OPK_V(B, C, Res, Pf) OPK_VS(B, C, Res, Pf)
+// The exact-row body (2026-11-28), weight from global (0) or shared memory (1).
+#define OPK_VE(B, C, Res, Pf, Sw) run_variant<Op, T, B, C, Res, Pf, Sw, true>(s);
 
 template <int Op, typename T>
 static void sweep(Shape& s) {
     constexpr int P = 16 / sizeof(T);
     const int64_t packs = s.n / P;
     if constexpr (sizeof(T) == 2) {
+#ifdef OPK_EXACT_SWEEP  // only the library's shapes, general body then exact (2026-11-28)
+        if (packs == 512) {  // bf16 4096
+            OPK_V(512, 1, 1024, true) OPK_VE(512, 1, 1024, true, false)
+            OPK_V(256, 2, 512, true) OPK_VE(256, 2, 512, true, false) OPK_VE(256, 2, 512, true, true)
+            OPK_VE(256, 2, 512, false, false) OPK_VE(256, 2, 512, false, true)
+            OPK_VS(128, 4, 512, false) OPK_VE(128, 4, 512, false, true)
+        } else if (packs == 1024) {  // bf16 8192
+            OPK_V(1024, 1, 1024, true) OPK_VE(1024, 1, 1024, true, false)
+            OPK_V(512, 2, 512, true) OPK_VE(512, 2, 512, true, false) OPK_VE(512, 2, 512, true, true)
+            OPK_VE(512, 2, 512, false, false) OPK_VE(512, 2, 512, false, true)
+            OPK_VS(256, 4, 512, false) OPK_VE(256, 4, 512, false, true)
+        } else if (packs == 2048) {  // bf16 16384
+            OPK_VS(512, 4, 512, false) OPK_VE(512, 4, 512, false, true)
+        }
+#else
         if (packs == 512) {  // bf16 4096
             OPK_V2(512, 1, 1024, true) OPK_V2(256, 2, 512, true) OPK_V2(256, 2, 512, false)
             OPK_V2(256, 2, 1024, false) OPK_V2(128, 4, 512, false) OPK_V2(128, 4, 512, true)
@@ -228,7 +247,11 @@ static void sweep(Shape& s) {
             OPK_V2(1024, 2, 1024, false) OPK_V2(1024, 2, 1024, true)
             OPK_V2(512, 4, 512, false) OPK_V2(512, 4, 512, true)
         }
+#endif
     } else {
+#ifdef OPK_EXACT_SWEEP
+        return;  // the library takes the exact body for fp32 already
+#endif
         if (packs == 1024) {  // f32 4096
             OPK_V2(512, 2, 1024, false) OPK_V2(512, 2, 1024, true)
         } else if (packs == 2048) {  // f32 8192

@@ -78,6 +78,16 @@ constexpr RowConfig kRowConfigsLnBwd16[3] = {{32, 4, 2, 1}, {0, 1, 2, 2, 512}, {
 // 2026-11-28-norm-bwd/): bf16 8192x16384 layer_norm 0.620 ms streamed -> 0.4925 with the
 // weight read at each use -> 0.412 from shared memory; rms_norm 0.427 streamed -> 0.358.
 constexpr RowConfig kRowConfigsNormBwd16Long[3] = {{32, 4, 2, 1}, {0, 1, 4, 4, 512}, {0, 1, 0, 0}};
+// rms_norm's backward, 2-byte rows of this many packs or more (bf16 4096 elements) that are
+// exact for kRowConfigsNormBwd16Long's config 1 (four whole packs a thread, 16-byte
+// aligned: ExactRows) take that kernel with its exact-row body, which the rows of its own
+// table do not have. Measured on the H100 (norm_backward_variants.cu -DOPK_EXACT_SWEEP,
+// bench/results/2026-11-28-norm-exact/), bf16, 2^27 elements: 32768x4096 0.314 ms (one
+// pack a thread, 64 registers) -> 0.305; 16384x8192 0.336 -> 0.302; and the four-pack
+// kernel's own rows, 8192x16384, 0.362 -> 0.319 with the exact body (it spills 24 bytes
+// instead of 120). The same body cost layer_norm's backward 1-8 % (it spills more there),
+// and rows not exact keep the general body, as before. Shorter rows were not measured.
+constexpr int64_t kRmsBwd16ExactMinPacks = 512;
 // Packs per thread from which a norm backward's block-wide config (1) reads the weight from
 // a copy of the weight row in shared memory, made once per block (norms.cu, WeightPacks),
 // instead of from global memory at each use. The four-pack kernels spilled less and ran

@@ -271,14 +271,17 @@ OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
     dw.flush(sp);
 }
 
-// The norm backwards take the exact-row body (kExactPath) for fp32 only: measured on the
-// H100 (bench/results/h100-2026-11-24-rows-fwd/exact-bwd-*-ab-*), layer_norm backward f32
-// +5-8 %, rms_norm +1-2 %, but the 2-byte kernels, which already spill at 64 registers,
-// lost 6-24 % with a second body.
+// The norm backwards take the exact-row body (kExactPath) for fp32, and rms_norm's for the
+// 2-byte four-pack kernel. Measured on the H100: layer_norm backward f32 +5-8 %, rms_norm
+// +1-2 % (bench/results/h100-2026-11-24-rows-fwd/exact-bwd-*-ab-*); the 2-byte kernels of
+// one pack a thread, which spill at 64 registers, lost 6-24 % with a second body; the
+// 2-byte rms_norm four-pack kernel gained 10-13 % (it spills less: 24 bytes, not 120) and
+// serves every exact row from 512 packs (kRmsBwd16ExactMinPacks), but layer_norm's two-
+// and four-pack kernels lost 1-8 % (bench/results/2026-11-28-norm-exact/).
 template <typename T, int G, int C>
 OPK_DEV void rms_backward(const NormArgs& a) {
     __shared__ float smem[kReduceSlots];
-    if constexpr (kExactPath<G, C> && sizeof(T) == 4)
+    if constexpr (kExactPath<G, C> && (sizeof(T) == 4 || kNormBwdSharedWeight<G, C>))
         if (a.exact) return rms_backward_rows<T, G, C, true>(a, smem);
     rms_backward_rows<T, G, C, false>(a, smem);
 }

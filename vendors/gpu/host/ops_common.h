@@ -41,14 +41,28 @@ inline bool block_caches(const opk::RowConfig (&cfgs)[3], int64_t packs, size_t 
     return block_threads(cfgs, packs, esize) <= opk::max_block(cfgs[1]);
 }
 
+// Waves of resident blocks a row kernel's grid may have (kernels without partial sums):
+// a few by default, each block then taking several rows through its grid-stride loop.
+constexpr int64_t kRowGridWaves = 8;
+// Enough for one block per row block at any usual size: the hardware then hands rows to
+// SMs as they free up, and the grid-stride loops run once; with 8 waves each block took
+// 3-4 rows, and the SMs whose blocks drew four finished last. The norm forwards and
+// softmax take it. Measured on the H100 against 8 waves (bench/results/2026-11-28-norm-exact/,
+// waves-* and ab-*): softmax backward f32 4096x16384 0.302 -> 0.270 ms, the f32 forwards and
+// softmax passes at 32768 and 8192 rows 2-4 % faster, bf16 rms_norm forward and softmax
+// 1-3 %, layer_norm forward within 0.002 ms either way; 32 waves measured the same as no
+// cap. Cross-entropy keeps 8: its backward lost 8 % (bf16 V 32000) and the forward with
+// dlogits 4 % (bf16 V 128256).
+constexpr int64_t kRowGridWavesBalanced = 256;
+
 // shared_per_group: dynamic shared memory each row group needs (the norm backward's
 // dweight/dbias sums); shared_cached: what a block of config 1 needs besides (the norm
 // backward's copy of the weight row). partial_arrays > 0: the kernel writes that many
 // [groups][n] fp32 partial arrays, so the grid is one resident wave (and 64 MiB of
-// partials at most); other kernels get a few waves of grid-stride blocks.
+// partials at most); other kernels get up to `waves` waves of blocks.
 inline RowPlan plan_rows(const Device& d, int64_t rows, int64_t n, size_t esize,
                          const opk::RowConfig (&cfgs)[3], int partial_arrays, size_t shared_per_group = 0,
-                         size_t shared_cached = 0) {
+                         size_t shared_cached = 0, int64_t waves = kRowGridWaves) {
     const int64_t pack = int64_t(16 / esize), packs = (n + pack - 1) / pack;
     RowPlan p{};
     int64_t rows_per_block = 1;
@@ -74,7 +88,7 @@ inline RowPlan plan_rows(const Device& d, int64_t rows, int64_t n, size_t esize,
     if (p.smem)
         resident = std::max<int64_t>(1, std::min<int64_t>(resident, int64_t(d.shared_per_sm) / int64_t(p.smem + 1024)));
     const int64_t row_blocks = (rows + rows_per_block - 1) / rows_per_block;
-    int64_t grid = std::min<int64_t>(row_blocks, int64_t(d.sm_count) * resident * 8);
+    int64_t grid = std::min<int64_t>(row_blocks, int64_t(d.sm_count) * resident * waves);
     if (partial_arrays > 0) {
         grid = std::min<int64_t>(row_blocks, int64_t(d.sm_count) * resident);
         const int64_t bytes_per_block = rows_per_block * std::max<int64_t>(n, 1) * 4 * partial_arrays;

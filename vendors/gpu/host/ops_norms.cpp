@@ -47,7 +47,7 @@ opkit_status forward(const char* op, bool layer, const opkit_tensor* x, const op
     a.n = n;
     a.eps = eps;
     a.weight_offset = weight_offset;
-    const RowPlan p = plan_rows(d, rows, n, element_size(x), opk::kRowConfigs, 0);
+    const RowPlan p = plan_rows(d, rows, n, element_size(x), opk::kRowConfigs, 0, 0, 0, kRowGridWavesBalanced);
     a.exact = layer && exact_rows(p, n, element_size(x), opk::kRowConfigs, {&a.x, &a.y});  // rms: none
     return launch_rows(d, Module::norms, layer ? kLnFwd[type] : kRmsFwd[type], p, stream, a);
 }
@@ -78,13 +78,22 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     // fp32) when a block may have that much; otherwise straight into the partial rows.
     const size_t pack = 16 / es, padded = (size_t(n) + pack - 1) / pack * pack;  // whole packs
     const size_t shared_per_group = arrays ? padded * sizeof(float) * (layer ? 2 : 1) : 0;
+    opk::NormArgs a{};
+    a.x = rows_view(x, x->ndim - 1);
+    a.dy = rows_view(dy, dy->ndim - 1);
+    a.dx = rows_view(dx, dx->ndim - 1);
     // 2-byte types: four packs a thread where the op's own table would stream
     // (kRowConfigsNormBwd16Long); layer_norm's table holds two packs a thread, rms_norm's one.
+    // rms_norm takes the four-pack kernel also for rows of kRmsBwd16ExactMinPacks or more
+    // that are exact for it: its exact-row body is the fastest there (kernel_params.h).
     const int64_t packs = int64_t(padded / pack);
     const opk::RowConfig(&own)[3] = layer && es == 2 ? opk::kRowConfigsLnBwd16 : opk::kRowConfigsNormBwd;
+    const opk::RowConfig(&four)[3] = opk::kRowConfigsNormBwd16Long;
+    const bool rms_exact16 = !layer && es == 2 && packs >= opk::kRmsBwd16ExactMinPacks &&
+                             exact_rows(plan_rows(d, rows, n, es, four, 0), n, es, four, {&a.x, &a.dy, &a.dx});
     const bool long16 =
-        es == 2 && !block_caches(own, packs, es) && block_caches(opk::kRowConfigsNormBwd16Long, packs, es);
-    const opk::RowConfig(&cfgs)[3] = long16 ? opk::kRowConfigsNormBwd16Long : own;
+        rms_exact16 || (es == 2 && !block_caches(own, packs, es) && block_caches(four, packs, es));
+    const opk::RowConfig(&cfgs)[3] = long16 ? four : own;
     const char* const(&names)[3] = long16  ? (layer ? kLnBwd16Long : kRmsBwd16Long)[type - 1]
                                    : layer ? kLnBwd[type]
                                            : kRmsBwd[type];
@@ -107,10 +116,6 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
         OPKIT_GPU_TRY(scratch.alloc(bytes, &mem));
         partial = static_cast<float*>(mem);
     }
-    opk::NormArgs a{};
-    a.x = rows_view(x, x->ndim - 1);
-    a.dy = rows_view(dy, dy->ndim - 1);
-    a.dx = rows_view(dx, dx->ndim - 1);
     a.weight = weight ? base_of(weight) : nullptr;
     a.weight_vec = weight && aligned16(a.weight);
     a.mean = strided_view(mean);
@@ -122,8 +127,8 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     a.want_dweight = dweight != nullptr;
     a.want_dbias = dbias != nullptr;
     a.shared_sums = sums_shared > 0;
-    // fp32 only: the 2-byte kernels have no exact-row body (norms.cu says why).
-    a.exact = es == 4 && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx});
+    // The exact-row body: fp32, and rms_norm's 2-byte four-pack kernel (norms.cu says why).
+    a.exact = (es == 4 || (!layer && long16)) && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx});
     OPKIT_GPU_TRY(launch_rows(d, Module::norms, names, p, s, a));
     const size_t col_grid = ceil_div(size_t(n), opk::kColumnSumColumns);
     if (dweight) {

@@ -26,8 +26,8 @@ opkit_status run_softmax(const char* op, bool backward, const opkit_tensor* a, c
     args.out = rows_view(out, out->ndim - 1);
     args.rows = rows;
     args.n = n;
-    const RowPlan p =
-        plan_rows(d, rows, n, element_size(a), backward ? opk::kRowConfigsBwd : opk::kRowConfigs, 0);
+    const RowPlan p = plan_rows(d, rows, n, element_size(a), backward ? opk::kRowConfigsBwd : opk::kRowConfigs, 0,
+                                0, 0, kRowGridWavesBalanced);
     args.exact = !backward && exact_rows(p, n, element_size(a), opk::kRowConfigs, {&args.a, &args.out});
     return launch_rows(d, Module::softmax, backward ? kBwd[type] : kFwd[type], p, stream, args);
 }
