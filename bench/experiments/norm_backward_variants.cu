@@ -41,7 +41,8 @@ enum { kRms, kLn };
 #define OPK_SW_ARG
 #endif
 
-// Ex: the exact-row body (kExactPath; the library takes it for fp32 only): no bounds
+// Ex: the exact-row body (kExactPath; the library took it for fp32 only before 2026-11-28,
+// then for rms_norm's 2-byte four-pack kernel too): no bounds
 // tests, plain 16-byte accesses. Every shape here is exact for its variant.
 template <int Op, typename T, int B, int C, int Res, bool Pf, bool Sw, bool Ex>
 __global__ void __launch_bounds__(B, Res / B) variant(const NormArgs a) {

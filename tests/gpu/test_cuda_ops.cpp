@@ -59,8 +59,9 @@ const std::vector<RowCase>& row_cases() {
         {{2, 12000}, {{}, 3, 1}},
         // rms_norm backward in 2-byte types: exact rows from 4096 elements take the
         // four-pack kernel with its exact-row body too (kRmsBwd16ExactMinPacks): more rows
-        // than the grid, padded but aligned, and the same width misaligned (not exact).
-        {{600, 4096}, {}},
+        // than the one-wave grid of the dweight sums (528 row groups on 132 SMs), padded but
+        // aligned, and the same width misaligned (not exact).
+        {{1500, 4096}, {}},
         {{5, 8192}, {{}, 8, 0}},
         {{3, 4096}, {{}, 0, 1}},
         // layer_norm backward in fp32 with its sums in shared memory: 2 x 6100 floats
@@ -223,8 +224,8 @@ TEST_CASE("ops: softmax forward and backward match the CPU", "[gpu][ops]") {
 // The norm forwards and softmax launch up to kRowGridWavesBalanced waves of blocks
 // (ops_common.h): 2 M rows of 8 are more than such a grid has row groups (1.08 M rows on
 // 132 SMs: 128-thread blocks of four rows), so their grid-stride row loops take a second
-// lap. (The backwards with dweight sums launch one wave and take many laps in every case
-// above; their sums over 2 M rows are not what this checks.)
+// lap. (The backwards with dweight sums launch one wave, so the row cases above with more
+// rows than that take several laps there; their sums over 2 M rows are not what this checks.)
 TEST_CASE("ops: row kernels with more rows than their grid match the CPU", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     uint64_t seed = 250;
@@ -237,20 +238,29 @@ TEST_CASE("ops: row kernels with more rows than their grid match the CPU", "[gpu
         x->random(-2, 3, seed++);
         w->random(-1.5f, 1.5f, seed++);
         b->random(-1, 1, seed++);
+        for (Tensor* t : {y.get(), mean.get(), rstd.get()}) t->poison();
         for (Tensor* t : {x.get(), y.get(), w.get(), b.get(), mean.get(), rstd.get()}) t->upload();
         both([&](bool g) { return opkit_rms_norm_forward(on(g, x), on(g, w), 1e-5f, 0.0f, on(g, y), on(g, rstd), nullptr); });
         CHECK(same(*y, "rms_norm_forward", "y", what + " rms_norm y"));
         CHECK(same(*rstd, "rms_norm_forward", "rstd", what + " rms_norm rstd"));
+        for (Tensor* t : {y.get(), rstd.get()}) {
+            t->poison();
+            t->upload();
+        }
         both([&](bool g) {
             return opkit_layer_norm_forward(on(g, x), on(g, w), on(g, b), 1e-5f, on(g, y), on(g, mean), on(g, rstd),
                                             nullptr);
         });
         CHECK(same(*y, "layer_norm_forward", "y", what + " layer_norm y"));
         CHECK(same(*mean, "layer_norm_forward", "mean", what + " layer_norm mean", 1.0));
+        CHECK(same(*rstd, "layer_norm_forward", "rstd", what + " layer_norm rstd"));
+        y->poison();
+        y->upload();
         both([&](bool g) { return opkit_softmax_forward(on(g, x), on(g, y), nullptr); });
         CHECK(same(*y, "softmax_forward", "y", what + " softmax y"));
         TP dy = make(d, shape), dx = make(d, shape);
         dy->random(-1, 1, seed++);
+        dx->poison();
         y->upload();  // the reference y as input on both sides
         dy->upload();
         dx->upload();

@@ -71,7 +71,8 @@ constexpr RowConfig kRowConfigsNormBwd[3] = {{32, 4, 2, 1}, {0, 1, 2, 1}, {0, 1,
 constexpr RowConfig kRowConfigsLnBwd16[3] = {{32, 4, 2, 1}, {0, 1, 2, 2, 512}, {0, 1, 0, 0}};
 // Both norm backwards, 2-byte types, for the rows that stream in their own table but fit
 // four packs per thread of a 512-thread block (1025 to 2048 packs: bf16 8193 to 16384
-// elements): config 1 here is the kernel opk_{ln,rms}_bwd_long_{f16,bf16}, without the
+// elements; rms_norm also for its exact rows from kRmsBwd16ExactMinPacks, below):
+// config 1 here is the kernel opk_{ln,rms}_bwd_long_{f16,bf16}, without the
 // next-row prefetch (with it, it spilled more and ran slower), reading the weight from
 // shared memory (kNormBwdSharedWeightPacks). Measured on the H100
 // (bench/experiments/norm_backward_variants.cu, bench/results/2026-11-27-norm-bwd/ and
@@ -87,6 +88,8 @@ constexpr RowConfig kRowConfigsNormBwd16Long[3] = {{32, 4, 2, 1}, {0, 1, 4, 4, 5
 // kernel's own rows, 8192x16384, 0.362 -> 0.319 with the exact body (it spills 24 bytes
 // instead of 120). The same body cost layer_norm's backward 1-8 % (it spills more there),
 // and rows not exact keep the general body, as before. Shorter rows were not measured.
+// On gfx900/906/908 the four-pack kernel has no exact body (kExactPath), so there these
+// rows run its general body instead of the one-pack kernel: not measured on AMD.
 constexpr int64_t kRmsBwd16ExactMinPacks = 512;
 // Packs per thread from which a norm backward's block-wide config (1) reads the weight from
 // a copy of the weight row in shared memory, made once per block (norms.cu, WeightPacks),

@@ -275,7 +275,8 @@ OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
 // 2-byte four-pack kernel. Measured on the H100: layer_norm backward f32 +5-8 %, rms_norm
 // +1-2 % (bench/results/h100-2026-11-24-rows-fwd/exact-bwd-*-ab-*); the 2-byte kernels of
 // one pack a thread, which spill at 64 registers, lost 6-24 % with a second body; the
-// 2-byte rms_norm four-pack kernel gained 10-13 % (it spills less: 24 bytes, not 120) and
+// 2-byte rms_norm four-pack kernel gained 8-13 % over its general body (it spills less: 24
+// bytes, not 120; 3 % over the one-pack kernel it replaces at 4096 elements) and
 // serves every exact row from 512 packs (kRmsBwd16ExactMinPacks), but layer_norm's two-
 // and four-pack kernels lost 1-8 % (bench/results/2026-11-28-norm-exact/).
 template <typename T, int G, int C>
@@ -467,7 +468,8 @@ OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f32, NormArgs, ln_backward, float, kRowConfi
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f16, NormArgs, ln_backward, opk_f16, kRowConfigsLnBwd16, OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, bf16, NormArgs, ln_backward, opk_bf16, kRowConfigsLnBwd16,
                         OPK_ROW_RESIDENT_THREADS_WIDE)
-// Both backwards, 2-byte rows of 1025 to 2048 packs (kRowConfigsNormBwd16Long).
+// Both backwards, 2-byte rows of 1025 to 2048 packs, and rms_norm's exact rows from 512
+// packs (kRowConfigsNormBwd16Long, kRmsBwd16ExactMinPacks).
 OPK_ROW_KERNEL(opk_ln_bwd_long_f16, NormArgs, ln_backward, opk_f16, kRowConfigsNormBwd16Long, 1,
                OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNEL(opk_ln_bwd_long_bf16, NormArgs, ln_backward, opk_bf16, kRowConfigsNormBwd16Long, 1,
