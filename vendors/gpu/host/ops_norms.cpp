@@ -127,8 +127,9 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     a.want_dweight = dweight != nullptr;
     a.want_dbias = dbias != nullptr;
     a.shared_sums = sums_shared > 0;
-    // The exact-row body: fp32, and rms_norm's 2-byte four-pack kernel (norms.cu says why).
-    a.exact = (es == 4 || (!layer && long16)) && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx});
+    // The exact-row body: fp32, and rms_norm's 2-byte four-pack kernel (norms.cu says why),
+    // whose exact rows rms_exact16 found already (the plan's config and block are the same).
+    a.exact = rms_exact16 || (es == 4 && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx}));
     OPKIT_GPU_TRY(launch_rows(d, Module::norms, names, p, s, a));
     const size_t col_grid = ceil_div(size_t(n), opk::kColumnSumColumns);
     if (dweight) {
