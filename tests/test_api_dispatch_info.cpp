@@ -2,6 +2,7 @@
 // declined it and who declined first, through the public API, with the defaults and with
 // the fake vendors of tests/fake_vendor (a decliner, a vendor that declines everything, a
 // pretend accelerator with and without host fallback).
+#include "fake_vendor_dir.h"
 #include "host_tensor.h"
 #include "opkit.h"
 
@@ -14,7 +15,7 @@
 
 namespace {
 
-const std::string kFakes = std::string(OPKIT_TEST_LIBDIR) + "/../tests/fake_vendor";
+const std::string kFakes = opkit_test::fake_vendor_dir();
 
 void init_with(const std::string& vendor_path, int32_t host_fallback = 0) {
     opkit_shutdown();

@@ -3,6 +3,7 @@
 // dtype, shapes and the worst element; the caller keeps the vendor's output. Through the
 // public API with the fake vendors of tests/fake_vendor: a wrong one, correct ones, and a
 // pretend accelerator (device memory, in place).
+#include "fake_vendor_dir.h"
 #include "host_tensor.h"
 #include "opkit.h"
 
@@ -18,7 +19,7 @@
 
 namespace {
 
-const std::string kFakes = std::string(OPKIT_TEST_LIBDIR) + "/../tests/fake_vendor";
+const std::string kFakes = opkit_test::fake_vendor_dir();
 
 struct Log {
     std::mutex m;
