@@ -455,6 +455,26 @@ OPK_DEV void ln_backward(const NormArgs& a) {
     ln_backward_rows<T, G, C, false>(a, smem);
 }
 
+// layer_norm's backward for 2-byte rows exact for two packs a thread (kRowConfigsLnBwd16,
+// config 1): the exact-row body without the next-row prefetch, as a kernel of its own so
+// that the general kernel's registers are not shared with it (in one kernel the pair
+// spilled 92 bytes; apart, this one spills 68 and the general one none). With the prefetch
+// the exact body spilled 164 bytes and lost 5 %; without it, it ran 1.06-1.09x faster
+// than the general body with the prefetch (bf16 32768x4096 0.394 -> 0.360 ms, 16384x8192
+// 0.401 -> 0.380; bench/results/2026-11-28-norm-exact/, variants-exact-2). Where 1024
+// threads leave 64 VGPRs (no kExactPath) it is the general body.
+// In the library on an H200 (the A/B against the general body, alternating twice,
+// bench/results/2026-11-28-h200/): bf16 32768x4096 0.348 -> 0.336 ms, 8192x8192 0.197 ->
+// 0.193; rows of 16384 take the four-pack kernel and are unchanged.
+template <typename T, int G, int C>
+OPK_DEV void ln_backward_exact(const NormArgs& a) {
+    __shared__ float smem[kReduceSlots];
+    if constexpr (kExactPath<G, C>)
+        ln_backward_rows<T, G, C, true, false, false>(a, smem);
+    else
+        ln_backward_rows<T, G, C, false>(a, smem);
+}
+
 }  // namespace
 }  // namespace opk
 
@@ -468,6 +488,10 @@ OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f32, NormArgs, ln_backward, float, kRowConfi
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f16, NormArgs, ln_backward, opk_f16, kRowConfigsLnBwd16, OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, bf16, NormArgs, ln_backward, opk_bf16, kRowConfigsLnBwd16,
                         OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNEL(opk_ln_bwd_exact_f16, NormArgs, ln_backward_exact, opk_f16, kRowConfigsLnBwd16, 1,
+               OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNEL(opk_ln_bwd_exact_bf16, NormArgs, ln_backward_exact, opk_bf16, kRowConfigsLnBwd16, 1,
+               OPK_ROW_RESIDENT_THREADS_WIDE)
 // Both backwards, 2-byte rows of 1025 to 2048 packs, and rms_norm's exact rows from 512
 // packs (kRowConfigsNormBwd16Long, kRmsBwd16ExactMinPacks).
 OPK_ROW_KERNEL(opk_ln_bwd_long_f16, NormArgs, ln_backward, opk_f16, kRowConfigsNormBwd16Long, 1,

@@ -15,6 +15,9 @@ const char* const kLnBwd16Long[2][3] = {{"opk_ln_bwd_f16_c0", "opk_ln_bwd_long_f
                                         {"opk_ln_bwd_bf16_c0", "opk_ln_bwd_long_bf16", "opk_ln_bwd_bf16_c2"}};
 const char* const kRmsBwd16Long[2][3] = {{"opk_rms_bwd_f16_c0", "opk_rms_bwd_long_f16", "opk_rms_bwd_f16_c2"},
                                          {"opk_rms_bwd_bf16_c0", "opk_rms_bwd_long_bf16", "opk_rms_bwd_bf16_c2"}};
+// layer_norm's backward in 2-byte types, rows exact for kRowConfigsLnBwd16's config 1.
+const char* const kLnBwd16Exact[2][3] = {{"opk_ln_bwd_f16_c0", "opk_ln_bwd_exact_f16", "opk_ln_bwd_f16_c2"},
+                                         {"opk_ln_bwd_bf16_c0", "opk_ln_bwd_exact_bf16", "opk_ln_bwd_bf16_c2"}};
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
 
 opkit_status check_all(const char* op, std::initializer_list<std::pair<const char*, const opkit_tensor*>> ts) {
@@ -130,7 +133,10 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     // The exact-row body: fp32, and rms_norm's 2-byte four-pack kernel (norms.cu says why),
     // whose exact rows rms_exact16 found already (the plan's config and block are the same).
     a.exact = rms_exact16 || (es == 4 && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx}));
-    OPKIT_GPU_TRY(launch_rows(d, Module::norms, names, p, s, a));
+    // layer_norm's 2-byte exact rows of two packs a thread: a kernel of their own (norms.cu,
+    // ln_backward_exact).
+    const bool ln_exact16 = layer && es == 2 && !long16 && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx});
+    OPKIT_GPU_TRY(launch_rows(d, Module::norms, ln_exact16 ? kLnBwd16Exact[type - 1] : names, p, s, a));
     const size_t col_grid = ceil_div(size_t(n), opk::kColumnSumColumns);
     if (dweight) {
         const opk::ColumnSumArgs c{partial, p.groups, n, base_of(dweight)};
