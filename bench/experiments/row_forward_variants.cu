@@ -1,10 +1,14 @@
 // The cached forward row kernels (softmax, rms_norm, layer_norm) under other launch
 // shapes: threads per row (B), packs per thread (C), the resident threads the launch
 // bounds ask for (Res: 1024 = 64 registers as in the library, 1280 = 48, 1536 = 40,
-// 2048 = 32), and a grid of 1, 2 or 8 waves. Each line is checked against the kernel the host launches today on the first
-// and last four rows. Not part of the build; reproduces
-// bench/results/h100-2026-11-24-rows-fwd/variants-occupancy.txt (its variants-prefetch.txt
-// came from this file at commit e2c26ac, with the prefetch that commit tried):
+// 2048 = 32), and a grid of 1, 2 or one block per row block ("256 waves", as the library
+// launches the forwards since 2026-11-28). Each line is checked against the kernel the host
+// launches today on the first and last four rows, and takes the exact-row body where the
+// kernel has one and the rows are exact for the variant. Not part of the build;
+// bench/results/h100-2026-11-24-rows-fwd/variants-occupancy.txt came from this file at
+// 8 waves, 2^27 elements a shape and without the exact body (its variants-prefetch.txt at
+// commit e2c26ac, with the prefetch that commit tried); -DOPK_COMPARE_SHAPES takes
+// bench/gpu_compare.py's shapes (bench/results/2026-11-28-h200/):
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o row_forward_variants \
 //        bench/experiments/row_forward_variants.cu 2> ptxas.txt
@@ -33,7 +37,23 @@ __global__ void __launch_bounds__(B, Res / B) variant(const SoftmaxArgs sa, cons
         opk::ln_forward<T, 0, C>(na);
 }
 
+// The exact-row body alone (no general body in the kernel to share its registers), as
+// a kernel of the library's own would be: rows exact for B threads of C packs.
+template <int Op, typename T, int B, int C, int Res>
+__global__ void __launch_bounds__(B, Res / B) variant_exact(const SoftmaxArgs sa, const NormArgs na) {
+    __shared__ float smem[kReduceSlots];
+    if constexpr (Op == kSoftmax)
+        opk::softmax_forward_rows<T, 0, C, true>(sa, smem);
+    else if constexpr (Op == kRms)
+        opk::rms_forward_rows<T, 0, C, true>(na, smem);
+    else
+        opk::ln_forward_rows<T, 0, C, true>(na, smem);
+}
+
 static int sms;
+// A grid of one block per row block (kRowGridWavesBalanced, the library's forwards since
+// 2026-11-28): more waves than any shape here has.
+constexpr int kAllWaves = 256;
 static bool today_only;  // --today: only the library's kernels (A/B of two source trees)
 static float to_float(float v) { return v; }
 static float to_float(opk_bf16 v) { return __bfloat162float(v); }
@@ -77,6 +97,9 @@ static void time_line(Shape& s, const char* tag, K kernel, unsigned block, int w
 template <int Op, typename T, int B, int C, int Res>
 static void run_variant(Shape& s) {
     auto k = variant<Op, T, B, C, Res>;
+    // The lean exact-row body where the kernel has one (softmax, layer_norm), as the host
+    // would take it: rows of exactly C packs a thread.
+    s.sa.exact = s.na.exact = s.n / (16 / int64_t(sizeof(T))) == int64_t(B) * C;
     int per_sm = 0;
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, 0);
     cudaFuncAttributes attr{};
@@ -84,7 +107,20 @@ static void run_variant(Shape& s) {
     char tag[64];
     std::snprintf(tag, sizeof tag, "B%d C%d R%d %dreg%s", B, C, Res, attr.numRegs,
                   attr.localSizeBytes ? " SPILL" : "");
-    for (int waves : {1, 2, 8}) time_line(s, tag, k, B, waves, per_sm);
+    for (int waves : {1, 2, kAllWaves}) time_line(s, tag, k, B, waves, per_sm);
+}
+
+template <int Op, typename T, int B, int C, int Res>
+static void run_variant_exact(Shape& s) {
+    auto k = variant_exact<Op, T, B, C, Res>;
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, 0);
+    cudaFuncAttributes attr{};
+    cudaFuncGetAttributes(&attr, k);
+    char tag[64];
+    std::snprintf(tag, sizeof tag, "exact-only B%d C%d R%d %dreg%s", B, C, Res, attr.numRegs,
+                  attr.localSizeBytes ? " SPILL" : "");
+    time_line(s, tag, k, B, kAllWaves, per_sm);
 }
 
 // Today's kernel with the host's plan (plan_rows: config 1, block = packs / 4 threads
@@ -94,7 +130,8 @@ static void run_current(Shape& s, void (*kernel)(SoftmaxArgs), void (*nkernel)(N
     constexpr int P = 16 / sizeof(T);
     const int64_t packs = s.n / P, need = (packs + 3) / 4;
     const unsigned block = unsigned(std::max<int64_t>(64, (need + 31) / 32 * 32));
-    const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * std::max<int64_t>(1, 1024 / block) * 8);
+    const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * std::max<int64_t>(1, 1024 / block) * kAllWaves);
+    s.sa.exact = s.na.exact = packs == int64_t(block) * 4;
     cudaMemset(s.y, 0, size_t(s.rows * s.n) * s.esize);
     const float ms = median_ms([&] {
         if (kernel)
@@ -137,6 +174,7 @@ static Shape make_shape(const char* op, int64_t rows, int64_t n, void* x, void* 
 // The (B, C) pairs that cover a row of `packs` 16-byte packs, at the resident threads
 // that divide by B. Spilled variants are timed too: the tag says SPILL.
 #define OPK_V(B, C, Res) run_variant<Op, T, B, C, Res>(s);
+#define OPK_VX(B, C, Res) run_variant_exact<Op, T, B, C, Res>(s);
 
 template <int Op, typename T>
 static void sweep(Shape& s) {
@@ -146,18 +184,32 @@ static void sweep(Shape& s) {
         OPK_V(64, 8, 1024)
         OPK_V(128, 4, 1024) OPK_V(128, 4, 1280) OPK_V(128, 4, 1536) OPK_V(128, 4, 2048)
         OPK_V(256, 2, 1280) OPK_V(256, 2, 1536) OPK_V(256, 2, 2048)
+        OPK_VX(128, 4, 1024) OPK_VX(64, 8, 1024)
     } else if (packs == 1024) {  // bf16 8192, f32 4096
         OPK_V(128, 8, 1024)
         OPK_V(256, 4, 1024) OPK_V(256, 4, 1280) OPK_V(256, 4, 1536) OPK_V(256, 4, 2048)
         OPK_V(512, 2, 1536) OPK_V(512, 2, 2048)
+        OPK_VX(256, 4, 1024) OPK_VX(128, 8, 1024)
     } else if (packs == 2048) {  // bf16 16384, f32 8192
         OPK_V(256, 8, 1024)
         OPK_V(512, 4, 1024) OPK_V(512, 4, 1536) OPK_V(512, 4, 2048)
         OPK_V(1024, 2, 2048)
+        OPK_VX(512, 4, 1024) OPK_VX(256, 8, 1024) OPK_VX(256, 8, 768) OPK_VX(256, 8, 512)
     } else if (packs == 4096) {  // f32 16384
         OPK_V(512, 8, 1024)
         OPK_V(1024, 4, 1024) OPK_V(1024, 4, 2048)
+        OPK_VX(512, 8, 1024) OPK_VX(512, 8, 512) OPK_VX(1024, 4, 1024) OPK_VX(1024, 4, 2048)
     }
+}
+
+// Rows of each width: 2^27 elements (as on 2026-11-24), or with -DOPK_COMPARE_SHAPES the
+// shapes of bench/gpu_compare.py (32768x4096, 8192x8192, 4096x16384).
+static int64_t rows_for(int64_t elems, int64_t n) {
+#ifdef OPK_COMPARE_SHAPES
+    if (n == 16384) return 4096;
+    if (n == 8192) return 8192;
+#endif
+    return elems / n;
 }
 
 template <typename T>
@@ -169,18 +221,18 @@ static void all_ops(void* x, void* y, void* w, void* b, float* stats, int64_t el
     auto sm_k = bf ? opk_softmax_fwd_bf16_c1 : opk_softmax_fwd_f32_c1;
     auto rms_k = bf ? opk_rms_fwd_bf16_c1 : opk_rms_fwd_f32_c1;
     auto ln_k = bf ? opk_ln_fwd_bf16_c1 : opk_ln_fwd_f32_c1;
-    for (int64_t n : {int64_t(4096), int64_t(16384)}) {
-        Shape s = make_shape<T>("softmax", elems / n, n, x, y, w, b, stats);
+    for (int64_t n : {int64_t(4096), int64_t(8192), int64_t(16384)}) {
+        Shape s = make_shape<T>("softmax", rows_for(elems, n), n, x, y, w, b, stats);
         run_current<T>(s, sm_k, nullptr);
         if (!today_only) sweep<kSoftmax, T>(s);
     }
-    for (int64_t n : {int64_t(4096), int64_t(16384)}) {
-        Shape s = make_shape<T>("rms_norm", elems / n, n, x, y, w, b, stats);
+    for (int64_t n : {int64_t(4096), int64_t(8192), int64_t(16384)}) {
+        Shape s = make_shape<T>("rms_norm", rows_for(elems, n), n, x, y, w, b, stats);
         run_current<T>(s, nullptr, rms_k);
         if (!today_only) sweep<kRms, T>(s);
     }
-    for (int64_t n : {int64_t(4096), int64_t(8192)}) {
-        Shape s = make_shape<T>("ln", elems / n, n, x, y, w, b, stats);
+    for (int64_t n : {int64_t(4096), int64_t(8192), int64_t(16384)}) {
+        Shape s = make_shape<T>("ln", rows_for(elems, n), n, x, y, w, b, stats);
         run_current<T>(s, nullptr, ln_k);
         if (!today_only) sweep<kLn, T>(s);
     }

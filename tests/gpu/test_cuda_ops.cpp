@@ -68,6 +68,11 @@ const std::vector<RowCase>& row_cases() {
         // (47.7 KiB) plus the static reduction slots pass the 48 KiB a launch may have
         // without asking for more (kStaticSharedReserve).
         {{2, 6100}, {}},
+        // The fp32 forwards: rows exact for eight packs a thread of 256 to 512 threads take
+        // the *_fwd_wide_f32 kernels (kRowConfigsFwdWide): 16384 dense above, 8192 padded
+        // above, 12288 (384 threads) here; then 16384 misaligned, which is not exact.
+        {{3, 12288}, {}},
+        {{2, 16384}, {{}, 0, 1}},
     };
     return cases;
 }

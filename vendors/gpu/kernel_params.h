@@ -55,6 +55,24 @@ constexpr int chunks_for(const RowConfig& c, int element_size) { return element_
 // Kernels that keep one row array (forward norms, softmax, cross-entropy): 4 packs per
 // thread (16 registers) give every thread 64 bytes of loads in flight. Config 2 streams.
 constexpr RowConfig kRowConfigs[3] = {{32, 4, 4, 4}, {0, 1, 4, 4}, {0, 1, 0, 0}};
+// The fp32 forwards (softmax, rms_norm, layer_norm) for rows exact for eight packs a thread
+// of blocks of 256 to 512 threads (kFwdWideMinPacks to kFwdWideMaxPacks packs, 8192 to
+// 16384 floats in steps of 1024): kernels of their own with only the exact-row body,
+// opk_{softmax,rms,ln}_fwd_wide_f32. With config 1 above such rows took blocks of 512 to
+// 1024 threads, one or two per SM, whose reductions nothing overlapped: on the H200 the
+// f32 forwards at 4096x16384 reached 0.70 of the copy bandwidth, 0.72-0.78x Liger-Kernel,
+// which caches the row in 512 threads. Measured there (bench/experiments/
+// row_forward_variants.cu -DOPK_COMPARE_SHAPES, bench/results/2026-11-28-h200/rfv-*):
+// 4096x16384 softmax 0.181 -> 0.139 ms and layer_norm 0.179 -> 0.144 with eight packs at
+// 64 registers (two 512-thread blocks an SM); 8192x8192 0.146 -> 0.140 and 0.149 -> 0.144.
+// rms_norm spilled there (60 bytes) and was faster with 128 registers, one block an SM
+// (kRowConfigsRmsFwdWide): 0.178 -> 0.156 and 0.146 -> 0.139. Rows of 4096 floats were no
+// faster with eight packs (softmax 0.266 -> 0.271 ms at 32768x4096) and keep config 1;
+// 2-byte rows spilled with eight packs and ran 1.1-3x slower.
+constexpr RowConfig kRowConfigsFwdWide[3] = {{32, 4, 4, 4}, {0, 1, 8, 8}, {0, 1, 0, 0}};
+constexpr RowConfig kRowConfigsRmsFwdWide[3] = {{32, 4, 4, 4}, {0, 1, 8, 8, 512}, {0, 1, 0, 0}};
+constexpr int64_t kFwdWideMinPacks = 2048;
+constexpr int64_t kFwdWideMaxPacks = 4096;
 // Backward kernels keep two rows (dy and y; dy and x): half the packs per thread.
 constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2, 2}, {0, 1, 2, 2}, {0, 1, 0, 0}};
 // The norms' backward also adds into dweight/dbias sums: one pack per thread for 2-byte

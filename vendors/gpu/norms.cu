@@ -71,13 +71,10 @@ struct WeightPacks {
     }
 };
 
-// No lean body for exact rows (kExactPath): measured on the H100, it made this kernel
-// 8-11 % slower in bf16 (bench/results/h100-2026-11-24-rows-fwd/, exact-ab-*), while
-// softmax and layer_norm gained.
-template <typename T, int G, int C>
-OPK_DEV void rms_forward(const NormArgs& a) {
+// Exact: the rows are exact for the group (kExactPath), as in ln_forward_rows.
+template <typename T, int G, int C, bool Exact>
+OPK_DEV void rms_forward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
-    __shared__ float smem[kReduceSlots];
     const RowGroup<G> g;
     const Span rows_span = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
@@ -93,8 +90,8 @@ OPK_DEV void rms_forward(const NormArgs& a) {
             for (int k = 0; k < P; ++k) ss += v[k] * v[k];
         };
         if constexpr (cached) {
-            x.load(xr, sp, a.x.vec);
-            x.each(sp, square);
+            x.template load<Exact>(xr, sp, a.x.vec);
+            x.template each<Exact>(sp, square);
         } else {
             stream_row<T, CacheHint::keep>(xr, sp, a.x.vec, 0.0f, square);
         }
@@ -105,14 +102,32 @@ OPK_DEV void rms_forward(const NormArgs& a) {
             column_pack<T, P>(w, c, sp.n, a.weight_vec, a.weight_offset, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = v[k] * inv * wv[k];
-            store_pack<T, P, kStoreHint<cached>>(yr, c, sp.n, a.y.vec, out);
+            store_pack<T, P, kStoreHint<cached>, Exact>(yr, c, sp.n, a.y.vec, out);
         };
         if constexpr (cached)
-            x.each(sp, emit);
+            x.template each<Exact>(sp, emit);
         else
             stream_row_back<T>(xr, sp, a.x.vec, 0.0f, emit);
         if (g.lane == 0 && a.rstd.data) strided_set<float>(a.rstd, r, inv);
     }
+}
+
+// No lean body for exact rows (kExactPath) in this kernel: measured on the H100, it made
+// it 8-11 % slower in bf16 (bench/results/h100-2026-11-24-rows-fwd/, exact-ab-*), while
+// softmax and layer_norm gained.
+template <typename T, int G, int C>
+OPK_DEV void rms_forward(const NormArgs& a) {
+    __shared__ float smem[kReduceSlots];
+    rms_forward_rows<T, G, C, false>(a, smem);
+}
+
+// The fp32 forwards of rows exact for eight packs a thread (kRowConfigsFwdWide,
+// kRowConfigsRmsFwdWide): the exact-row body alone, so that no general body shares its
+// registers. Where 1024 threads leave 64 VGPRs (no kExactPath) it is the general body.
+template <typename T, int G, int C>
+OPK_DEV void rms_forward_wide(const NormArgs& a) {
+    __shared__ float smem[kReduceSlots];
+    rms_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
 }
 
 // A group's dweight or dbias sums. `part` is the group's fp32 partial row in global
@@ -373,6 +388,13 @@ OPK_DEV void ln_forward(const NormArgs& a) {
     ln_forward_rows<T, G, C, false>(a, smem);
 }
 
+// As rms_forward_wide.
+template <typename T, int G, int C>
+OPK_DEV void ln_forward_wide(const NormArgs& a) {
+    __shared__ float smem[kReduceSlots];
+    ln_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
+}
+
 // xhat = (x - mean) * rstd, g = dy * weight;
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); dweight += dy * xhat; dbias += dy.
 template <typename T, int G, int C, bool Exact, bool Prefetch = kNormBwdPrefetch<T, C>,
@@ -483,6 +505,11 @@ using namespace opk;
 OPK_ROW_KERNELS(opk_rms_fwd, NormArgs, rms_forward, kRowConfigs)
 OPK_ROW_KERNELS(opk_rms_bwd, NormArgs, rms_backward, kRowConfigsNormBwd)
 OPK_ROW_KERNELS(opk_ln_fwd, NormArgs, ln_forward, kRowConfigs)
+// The fp32 forwards of rows exact for eight packs a thread (kFwdWideMinPacks..MaxPacks).
+OPK_ROW_KERNEL(opk_rms_fwd_wide_f32, NormArgs, rms_forward_wide, float, kRowConfigsRmsFwdWide, 1,
+               OPK_ROW_RESIDENT_THREADS)
+OPK_ROW_KERNEL(opk_ln_fwd_wide_f32, NormArgs, ln_forward_wide, float, kRowConfigsFwdWide, 1,
+               OPK_ROW_RESIDENT_THREADS)
 // layer_norm's backward: 2-byte types take their own configs (kRowConfigsLnBwd16 says why).
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f32, NormArgs, ln_backward, float, kRowConfigsNormBwd, OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f16, NormArgs, ln_backward, opk_f16, kRowConfigsLnBwd16, OPK_ROW_RESIDENT_THREADS_WIDE)

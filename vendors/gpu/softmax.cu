@@ -58,6 +58,15 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
     softmax_forward_rows<T, G, C, false>(a, smem);
 }
 
+// The fp32 forward of rows exact for eight packs a thread (kRowConfigsFwdWide): the
+// exact-row body alone, so that no general body shares its registers (kernel_params.h has
+// the measurements). Where 1024 threads leave 64 VGPRs (no kExactPath) it is the general body.
+template <typename T, int G, int C>
+OPK_DEV void softmax_forward_wide(const SoftmaxArgs& a) {
+    __shared__ float smem[kReduceSlots];
+    softmax_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
+}
+
 // dx = y * (dy - sum(dy * y)).
 template <typename T, int G, int C>
 OPK_DEV void softmax_backward(const SoftmaxArgs& a) {
@@ -104,4 +113,6 @@ OPK_DEV void softmax_backward(const SoftmaxArgs& a) {
 using namespace opk;
 
 OPK_ROW_KERNELS(opk_softmax_fwd, SoftmaxArgs, softmax_forward, kRowConfigs)
+OPK_ROW_KERNEL(opk_softmax_fwd_wide_f32, SoftmaxArgs, softmax_forward_wide, float, kRowConfigsFwdWide, 1,
+               OPK_ROW_RESIDENT_THREADS)
 OPK_ROW_KERNELS(opk_softmax_bwd, SoftmaxArgs, softmax_backward, kRowConfigsBwd)

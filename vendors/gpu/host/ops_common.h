@@ -112,6 +112,20 @@ inline bool exact_rows(const RowPlan& p, int64_t n, size_t esize, const opk::Row
     return true;
 }
 
+// The plan of an fp32 forward (softmax, rms_norm, layer_norm) through its *_fwd_wide_f32
+// kernel (kRowConfigsFwdWide or kRowConfigsRmsFwdWide): rows of kFwdWideMinPacks to
+// kFwdWideMaxPacks packs exact for eight packs a thread. False (and *p untouched) for any
+// other rows, which keep the family's usual plan.
+inline bool wide_forward_plan(const Device& d, int64_t rows, int64_t n, size_t esize,
+                              const opk::RowConfig (&cfgs)[3], std::initializer_list<const opk::RowsView*> views,
+                              RowPlan* p) {
+    if (esize != 4 || n % 4 != 0 || n / 4 < opk::kFwdWideMinPacks || n / 4 > opk::kFwdWideMaxPacks) return false;
+    const RowPlan wide = plan_rows(d, rows, n, esize, cfgs, 0, 0, 0, kRowGridWavesBalanced);
+    if (!exact_rows(wide, n, esize, cfgs, views)) return false;
+    *p = wide;
+    return true;
+}
+
 // Rows read in one pass only (cross-entropy's loss without the gradient): one row per
 // block of kBlock threads streaming it (config 2) beats a 1024-thread block caching it,
 // because two blocks per SM overlap one row's reductions with the other's loads.

@@ -18,6 +18,9 @@ const char* const kRmsBwd16Long[2][3] = {{"opk_rms_bwd_f16_c0", "opk_rms_bwd_lon
 // layer_norm's backward in 2-byte types, rows exact for kRowConfigsLnBwd16's config 1.
 const char* const kLnBwd16Exact[2][3] = {{"opk_ln_bwd_f16_c0", "opk_ln_bwd_exact_f16", "opk_ln_bwd_f16_c2"},
                                          {"opk_ln_bwd_bf16_c0", "opk_ln_bwd_exact_bf16", "opk_ln_bwd_bf16_c2"}};
+// fp32 rows exact for kRowConfigsRmsFwdWide's / kRowConfigsFwdWide's config 1 (wide_forward_plan).
+const char* const kRmsFwdWide[3] = {"opk_rms_fwd_f32_c0", "opk_rms_fwd_wide_f32", "opk_rms_fwd_f32_c2"};
+const char* const kLnFwdWide[3] = {"opk_ln_fwd_f32_c0", "opk_ln_fwd_wide_f32", "opk_ln_fwd_f32_c2"};
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
 
 opkit_status check_all(const char* op, std::initializer_list<std::pair<const char*, const opkit_tensor*>> ts) {
@@ -50,6 +53,12 @@ opkit_status forward(const char* op, bool layer, const opkit_tensor* x, const op
     a.n = n;
     a.eps = eps;
     a.weight_offset = weight_offset;
+    RowPlan wide;
+    if (wide_forward_plan(d, rows, n, element_size(x), layer ? opk::kRowConfigsFwdWide : opk::kRowConfigsRmsFwdWide,
+                          {&a.x, &a.y}, &wide)) {
+        a.exact = 1;
+        return launch_rows(d, Module::norms, layer ? kLnFwdWide : kRmsFwdWide, wide, stream, a);
+    }
     const RowPlan p = plan_rows(d, rows, n, element_size(x), opk::kRowConfigs, 0, 0, 0, kRowGridWavesBalanced);
     a.exact = layer && exact_rows(p, n, element_size(x), opk::kRowConfigs, {&a.x, &a.y});  // rms: none
     return launch_rows(d, Module::norms, layer ? kLnFwd[type] : kRmsFwd[type], p, stream, a);

@@ -7,6 +7,8 @@ using namespace opkit_gpu;
 
 const char* const kFwd[3][3] = OPK_ROW_NAMES("opk_softmax_fwd");
 const char* const kBwd[3][3] = OPK_ROW_NAMES("opk_softmax_bwd");
+// fp32 rows exact for kRowConfigsFwdWide's config 1 (wide_forward_plan).
+const char* const kFwdWide[3] = {"opk_softmax_fwd_f32_c0", "opk_softmax_fwd_wide_f32", "opk_softmax_fwd_f32_c2"};
 
 opkit_status run_softmax(const char* op, bool backward, const opkit_tensor* a, const opkit_tensor* b,
                          opkit_tensor* out, opkit_stream stream) {
@@ -26,6 +28,12 @@ opkit_status run_softmax(const char* op, bool backward, const opkit_tensor* a, c
     args.out = rows_view(out, out->ndim - 1);
     args.rows = rows;
     args.n = n;
+    RowPlan wide;
+    if (!backward && wide_forward_plan(d, rows, n, element_size(a), opk::kRowConfigsFwdWide, {&args.a, &args.out},
+                                       &wide)) {
+        args.exact = 1;
+        return launch_rows(d, Module::softmax, kFwdWide, wide, stream, args);
+    }
     const RowPlan p = plan_rows(d, rows, n, element_size(a), backward ? opk::kRowConfigsBwd : opk::kRowConfigs, 0,
                                 0, 0, kRowGridWavesBalanced);
     args.exact = !backward && exact_rows(p, n, element_size(a), opk::kRowConfigs, {&args.a, &args.out});
