@@ -123,8 +123,9 @@ static void run_variant_exact(Shape& s) {
     time_line(s, tag, k, B, kAllWaves, per_sm);
 }
 
-// Today's kernel with the host's plan (plan_rows: config 1, block = packs / 4 threads
-// rounded to warps, 1024 / block blocks per SM, 8 waves): the reference of every line.
+// The config-1 kernel with the host's plan for it (block = packs / 4 threads rounded to
+// warps, one block per row block): the reference of every line. For fp32 rows of 8192 to
+// 16384 the library now launches opk_*_fwd_wide_f32 instead (the exact-only B.. C8 lines).
 template <typename T>
 static void run_current(Shape& s, void (*kernel)(SoftmaxArgs), void (*nkernel)(NormArgs)) {
     constexpr int P = 16 / sizeof(T);

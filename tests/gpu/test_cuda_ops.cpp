@@ -70,8 +70,10 @@ const std::vector<RowCase>& row_cases() {
         {{2, 6100}, {}},
         // The fp32 forwards: rows exact for eight packs a thread of 256 to 512 threads take
         // the *_fwd_wide_f32 kernels (kRowConfigsFwdWide): 16384 dense above, 8192 padded
-        // above, 12288 (384 threads) here; then 16384 misaligned, which is not exact.
+        // above, 12288 (384 threads) and permuted outer dimensions (a two-dimension row
+        // offset in the exact body) here; then 16384 misaligned, which is not exact.
         {{3, 12288}, {}},
+        {{3, 2, 8192}, {{1, 0, 2}, 0, 0}},
         {{2, 16384}, {{}, 0, 1}},
     };
     return cases;

@@ -65,14 +65,17 @@ constexpr RowConfig kRowConfigs[3] = {{32, 4, 4, 4}, {0, 1, 4, 4}, {0, 1, 0, 0}}
 // row_forward_variants.cu -DOPK_COMPARE_SHAPES, bench/results/2026-11-28-h200/rfv-*):
 // 4096x16384 softmax 0.181 -> 0.139 ms and layer_norm 0.179 -> 0.144 with eight packs at
 // 64 registers (two 512-thread blocks an SM); 8192x8192 0.146 -> 0.140 and 0.149 -> 0.144.
-// rms_norm spilled there (60 bytes) and was faster with 128 registers, one block an SM
-// (kRowConfigsRmsFwdWide): 0.178 -> 0.156 and 0.146 -> 0.139. Rows of 4096 floats were no
+// rms_norm spilled there (60 bytes) and was faster with 128 registers, 512 resident
+// threads an SM (kRowConfigsRmsFwdWide): 0.178 -> 0.156 and 0.146 -> 0.139. Rows of 4096 floats were no
 // faster with eight packs (softmax 0.266 -> 0.271 ms at 32768x4096) and keep config 1;
 // 2-byte rows spilled with eight packs and ran 1.1-3x slower.
 constexpr RowConfig kRowConfigsFwdWide[3] = {{32, 4, 4, 4}, {0, 1, 8, 8}, {0, 1, 0, 0}};
 constexpr RowConfig kRowConfigsRmsFwdWide[3] = {{32, 4, 4, 4}, {0, 1, 8, 8, 512}, {0, 1, 0, 0}};
 constexpr int64_t kFwdWideMinPacks = 2048;
 constexpr int64_t kFwdWideMaxPacks = 4096;
+// The largest block the host gives those kernels (OPK_ROW_KERNEL_AT_MOST: AMD bounds).
+constexpr int kFwdWideMaxBlock = int(kFwdWideMaxPacks / kRowConfigsFwdWide[1].chunks);
+static_assert(kRowConfigsFwdWide[1].chunks == kRowConfigsRmsFwdWide[1].chunks, "one block bound for the three");
 // Backward kernels keep two rows (dy and y; dy and x): half the packs per thread.
 constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2, 2}, {0, 1, 2, 2}, {0, 1, 0, 0}};
 // The norms' backward also adds into dweight/dbias sums: one pack per thread for 2-byte

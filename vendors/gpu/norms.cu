@@ -123,7 +123,7 @@ OPK_DEV void rms_forward(const NormArgs& a) {
 
 // The fp32 forwards of rows exact for eight packs a thread (kRowConfigsFwdWide,
 // kRowConfigsRmsFwdWide): the exact-row body alone, so that no general body shares its
-// registers. Where 1024 threads leave 64 VGPRs (no kExactPath) it is the general body.
+// registers. Without kExactPath (gfx900/906/908) it is the general body.
 template <typename T, int G, int C>
 OPK_DEV void rms_forward_wide(const NormArgs& a) {
     __shared__ float smem[kReduceSlots];
@@ -508,8 +508,8 @@ OPK_ROW_KERNELS(opk_ln_fwd, NormArgs, ln_forward, kRowConfigs)
 // The fp32 forwards of rows exact for eight packs a thread (kFwdWideMinPacks..MaxPacks).
 OPK_ROW_KERNEL(opk_rms_fwd_wide_f32, NormArgs, rms_forward_wide, float, kRowConfigsRmsFwdWide, 1,
                OPK_ROW_RESIDENT_THREADS)
-OPK_ROW_KERNEL(opk_ln_fwd_wide_f32, NormArgs, ln_forward_wide, float, kRowConfigsFwdWide, 1,
-               OPK_ROW_RESIDENT_THREADS)
+OPK_ROW_KERNEL_AT_MOST(opk_ln_fwd_wide_f32, NormArgs, ln_forward_wide, float, kRowConfigsFwdWide, 1,
+                       OPK_ROW_RESIDENT_THREADS, opk::kFwdWideMaxBlock)
 // layer_norm's backward: 2-byte types take their own configs (kRowConfigsLnBwd16 says why).
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f32, NormArgs, ln_backward, float, kRowConfigsNormBwd, OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f16, NormArgs, ln_backward, opk_f16, kRowConfigsLnBwd16, OPK_ROW_RESIDENT_THREADS_WIDE)

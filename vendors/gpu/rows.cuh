@@ -258,7 +258,9 @@ struct RowCache {
 // thread 7-11 % faster in bf16 at the same registers and occupancy
 // (bench/experiments/lean_softmax.cu, bench/results/h100-2026-11-24-rows-fwd/).
 // Not where 1024 threads leave 64 VGPRs (gfx900/906/908): the code-object gate saw the
-// two bodies spill there (15-40 VGPRs).
+// two bodies spill there (15-40 VGPRs). The kernels that hold the exact body alone
+// (opk_*_fwd_wide_f32, opk_ln_bwd_exact_*) follow the same switch, so on those targets
+// they are the general body, even where their bounds leave 128 VGPRs (not tried).
 template <int G, int C>
 constexpr bool kExactPath = G == 0 && C > 0 && !OPK_SMALL_VGPR_FILE;
 
@@ -447,6 +449,21 @@ struct RowGroup {
         name(const Args a) {                                                                               \
         body<T, cfgs[i].threads, OPK_ROW_CHUNKS(T, cfgs[i])>(a);                                           \
     }
+// A config-1 kernel whose blocks the host never makes larger than `block` threads (the
+// fp32 wide forwards: kFwdWideMaxBlock = 512). On AMD its bounds say so, with as many
+// resident threads: a flat work-group size of 1024 would leave it 128 VGPRs on gfx90a,
+// gfx940 and gfx1030 and 64 on gfx900-908, where the eight cached packs spilled; 512 leaves
+// twice that. nvcc keeps the config's bounds, with which the kernels were measured (two
+// 512-thread blocks an SM at 64 registers).
+#if defined(__HIP_DEVICE_COMPILE__)
+#define OPK_ROW_KERNEL_AT_MOST(name, Args, body, T, cfgs, i, resident, block) \
+    extern "C" __global__ void OPK_BOUNDS_RESIDENT(block, block) name(const Args a) {   \
+        body<T, cfgs[i].threads, OPK_ROW_CHUNKS(T, cfgs[i])>(a);                   \
+    }
+#else
+#define OPK_ROW_KERNEL_AT_MOST(name, Args, body, T, cfgs, i, resident, block) \
+    OPK_ROW_KERNEL(name, Args, body, T, cfgs, i, resident)
+#endif
 // The three configs of one dtype (suffix f32, f16 or bf16).
 #define OPK_ROW_KERNELS_OF_TYPE(stem, suffix, Args, body, T, cfgs, resident) \
     OPK_ROW_KERNEL(stem##_##suffix##_c0, Args, body, T, cfgs, 0, resident)   \

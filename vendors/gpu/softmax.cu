@@ -60,7 +60,7 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
 
 // The fp32 forward of rows exact for eight packs a thread (kRowConfigsFwdWide): the
 // exact-row body alone, so that no general body shares its registers (kernel_params.h has
-// the measurements). Where 1024 threads leave 64 VGPRs (no kExactPath) it is the general body.
+// the measurements). Without kExactPath (gfx900/906/908) it is the general body.
 template <typename T, int G, int C>
 OPK_DEV void softmax_forward_wide(const SoftmaxArgs& a) {
     __shared__ float smem[kReduceSlots];
@@ -113,6 +113,6 @@ OPK_DEV void softmax_backward(const SoftmaxArgs& a) {
 using namespace opk;
 
 OPK_ROW_KERNELS(opk_softmax_fwd, SoftmaxArgs, softmax_forward, kRowConfigs)
-OPK_ROW_KERNEL(opk_softmax_fwd_wide_f32, SoftmaxArgs, softmax_forward_wide, float, kRowConfigsFwdWide, 1,
-               OPK_ROW_RESIDENT_THREADS)
+OPK_ROW_KERNEL_AT_MOST(opk_softmax_fwd_wide_f32, SoftmaxArgs, softmax_forward_wide, float, kRowConfigsFwdWide, 1,
+                       OPK_ROW_RESIDENT_THREADS, opk::kFwdWideMaxBlock)
 OPK_ROW_KERNELS(opk_softmax_bwd, SoftmaxArgs, softmax_backward, kRowConfigsBwd)

@@ -143,7 +143,7 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     // whose exact rows rms_exact16 found already (the plan's config and block are the same).
     a.exact = rms_exact16 || (es == 4 && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx}));
     // layer_norm's 2-byte exact rows of two packs a thread: a kernel of their own (norms.cu,
-    // ln_backward_exact).
+    // ln_backward_exact), whose body is the exact one whatever a.exact says.
     const bool ln_exact16 = layer && es == 2 && !long16 && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx});
     OPKIT_GPU_TRY(launch_rows(d, Module::norms, ln_exact16 ? kLnBwd16Exact[type - 1] : names, p, s, a));
     const size_t col_grid = ceil_div(size_t(n), opk::kColumnSumColumns);
