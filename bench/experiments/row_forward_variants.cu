@@ -94,32 +94,34 @@ static void time_line(Shape& s, const char* tag, K kernel, unsigned block, int w
                 maxd);
 }
 
+// A variant's tag (label, B, C, Res, its registers, SPILL) and the blocks an SM can hold.
+template <class K>
+static int describe(K kernel, const char* label, int B, int C, int Res, char (&tag)[64]) {
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, B, 0);
+    cudaFuncAttributes attr{};
+    cudaFuncGetAttributes(&attr, kernel);
+    std::snprintf(tag, sizeof tag, "%sB%d C%d R%d %dreg%s", label, B, C, Res, attr.numRegs,
+                  attr.localSizeBytes ? " SPILL" : "");
+    return per_sm;
+}
+
 template <int Op, typename T, int B, int C, int Res>
 static void run_variant(Shape& s) {
     auto k = variant<Op, T, B, C, Res>;
     // The lean exact-row body where the kernel has one (softmax, layer_norm), as the host
     // would take it: rows of exactly C packs a thread.
     s.sa.exact = s.na.exact = s.n / (16 / int64_t(sizeof(T))) == int64_t(B) * C;
-    int per_sm = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, 0);
-    cudaFuncAttributes attr{};
-    cudaFuncGetAttributes(&attr, k);
     char tag[64];
-    std::snprintf(tag, sizeof tag, "B%d C%d R%d %dreg%s", B, C, Res, attr.numRegs,
-                  attr.localSizeBytes ? " SPILL" : "");
+    const int per_sm = describe(k, "", B, C, Res, tag);
     for (int waves : {1, 2, kAllWaves}) time_line(s, tag, k, B, waves, per_sm);
 }
 
 template <int Op, typename T, int B, int C, int Res>
 static void run_variant_exact(Shape& s) {
     auto k = variant_exact<Op, T, B, C, Res>;
-    int per_sm = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, 0);
-    cudaFuncAttributes attr{};
-    cudaFuncGetAttributes(&attr, k);
     char tag[64];
-    std::snprintf(tag, sizeof tag, "exact-only B%d C%d R%d %dreg%s", B, C, Res, attr.numRegs,
-                  attr.localSizeBytes ? " SPILL" : "");
+    const int per_sm = describe(k, "exact-only ", B, C, Res, tag);
     time_line(s, tag, k, B, kAllWaves, per_sm);
 }
 
