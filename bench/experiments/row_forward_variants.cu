@@ -50,6 +50,21 @@ __global__ void __launch_bounds__(B, Res / B) variant_exact(const SoftmaxArgs sa
         opk::ln_forward_rows<T, 0, C, true>(na, smem);
 }
 
+// The same with the group's size a compile-time constant (G = B: RowGroup's size, the
+// packs' offsets and the reduction's warp count known to the compiler, as Triton knows
+// its BLOCK_SIZE), for a question of 2026-11-28: Liger's forwards execute 1.8-3.6x fewer
+// instructions than opkit's at the same launch shape (ncu-fwd-16384-opkit-liger-h200.txt).
+template <int Op, typename T, int B, int C, int Res>
+__global__ void __launch_bounds__(B, Res / B) variant_fixed(const SoftmaxArgs sa, const NormArgs na) {
+    __shared__ float smem[kReduceSlots];
+    if constexpr (Op == kSoftmax)
+        opk::softmax_forward_rows<T, B, C, true>(sa, smem);
+    else if constexpr (Op == kRms)
+        opk::rms_forward_rows<T, B, C, true>(na, smem);
+    else
+        opk::ln_forward_rows<T, B, C, true>(na, smem);
+}
+
 static int sms;
 // A grid of one block per row block (kRowGridWavesBalanced, the library's forwards since
 // 2026-11-28): more waves than any shape here has.
@@ -125,6 +140,14 @@ static void run_variant_exact(Shape& s) {
     time_line(s, tag, k, B, kAllWaves, per_sm);
 }
 
+template <int Op, typename T, int B, int C, int Res>
+static void run_variant_fixed(Shape& s) {
+    auto k = variant_fixed<Op, T, B, C, Res>;
+    char tag[64];
+    const int per_sm = describe(k, "fixed-B ", B, C, Res, tag);
+    time_line(s, tag, k, B, kAllWaves, per_sm);
+}
+
 // The config-1 kernel with the host's plan for it (block = packs / 4 threads rounded to
 // warps, one block per row block): the reference of every line. For fp32 rows of 8192 to
 // 16384 the library now launches opk_*_fwd_wide_f32 instead (the exact-only B.. C8 lines).
@@ -177,7 +200,7 @@ static Shape make_shape(const char* op, int64_t rows, int64_t n, void* x, void* 
 // The (B, C) pairs that cover a row of `packs` 16-byte packs, at the resident threads
 // that divide by B. Spilled variants are timed too: the tag says SPILL.
 #define OPK_V(B, C, Res) run_variant<Op, T, B, C, Res>(s);
-#define OPK_VX(B, C, Res) run_variant_exact<Op, T, B, C, Res>(s);
+#define OPK_VX(B, C, Res) run_variant_exact<Op, T, B, C, Res>(s); run_variant_fixed<Op, T, B, C, Res>(s);
 
 template <int Op, typename T>
 static void sweep(Shape& s) {
