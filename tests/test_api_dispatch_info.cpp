@@ -2,9 +2,9 @@
 // declined it and who declined first, through the public API, with the defaults and with
 // the fake vendors of tests/fake_vendor (a decliner, a vendor that declines everything, a
 // pretend accelerator with and without host fallback).
-#include "fake_vendor_dir.h"
 #include "host_tensor.h"
 #include "opkit.h"
+#include "own_directory.h"
 
 #include <catch2/catch.hpp>
 

@@ -3,9 +3,9 @@
 // dtype, shapes and the worst element; the caller keeps the vendor's output. Through the
 // public API with the fake vendors of tests/fake_vendor: a wrong one, correct ones, and a
 // pretend accelerator (device memory, in place).
-#include "fake_vendor_dir.h"
 #include "host_tensor.h"
 #include "opkit.h"
+#include "own_directory.h"
 
 #include <catch2/catch.hpp>
 

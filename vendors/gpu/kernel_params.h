@@ -66,9 +66,9 @@ constexpr RowConfig kRowConfigs[3] = {{32, 4, 4, 4}, {0, 1, 4, 4}, {0, 1, 0, 0}}
 // 4096x16384 softmax 0.181 -> 0.139 ms and layer_norm 0.179 -> 0.144 with eight packs at
 // 64 registers (two 512-thread blocks an SM); 8192x8192 0.146 -> 0.140 and 0.149 -> 0.144.
 // rms_norm spilled there (60 bytes) and was faster with 128 registers, 512 resident
-// threads an SM (kRowConfigsRmsFwdWide): 0.178 -> 0.156 and 0.146 -> 0.139. Rows of 4096 floats were no
-// faster with eight packs (softmax 0.266 -> 0.271 ms at 32768x4096) and keep config 1;
-// 2-byte rows spilled with eight packs and ran 1.1-3x slower.
+// threads an SM (kRowConfigsRmsFwdWide): 0.178 -> 0.156 and 0.146 -> 0.139. Rows of 4096
+// floats were no faster with eight packs (softmax 0.266 -> 0.271 ms at 32768x4096) and
+// keep config 1; 2-byte rows spilled with eight packs and ran 1.1-3x slower.
 constexpr RowConfig kRowConfigsFwdWide[3] = {{32, 4, 4, 4}, {0, 1, 8, 8}, {0, 1, 0, 0}};
 constexpr RowConfig kRowConfigsRmsFwdWide[3] = {{32, 4, 4, 4}, {0, 1, 8, 8, 512}, {0, 1, 0, 0}};
 constexpr int64_t kFwdWideMinPacks = 2048;

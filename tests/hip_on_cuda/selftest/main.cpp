@@ -24,6 +24,7 @@
 // relies on, on an NVIDIA GPU. It cannot show anything about AMD hardware: code objects,
 // wave64, LDS limits, AMD numerics or speed.
 #include "check.h"
+#include "own_directory.h"
 #include "scenarios.h"
 #include "shims.h"
 
@@ -42,16 +43,6 @@ using namespace hipshim_test;
 
 constexpr int kSkipped = 77;
 constexpr const char* kMissingFile = "/nonexistent/opkit-hipshim-test/libmissing.so";
-
-std::string own_directory() {
-    char path[4096];
-    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0) return ".";
-    path[n] = 0;
-    std::string s(path);
-    const size_t slash = s.rfind('/');
-    return slash == std::string::npos ? "." : s.substr(0, slash);
-}
 
 bool file_exists(const char* path) { return path && *path && access(path, R_OK) == 0; }
 
@@ -168,7 +159,7 @@ int run_device(const std::string& dir) {
 
 int main(int argc, char** argv) {
     bool no_device = false;
-    std::string dir = own_directory();
+    std::string dir = opkit_test::own_directory(".");
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--no-device") == 0) {
             no_device = true;
