@@ -21,7 +21,9 @@
 // Against a norms.cu from before the shared weight row, add -DOPK_NO_SHARED_WEIGHT (the
 // sw lines are left out). Its "today" line times the library's kernels of the first
 // table (the rows of 1025 to 2048 packs show the streamed config 2, not the *_bwd_long
-// kernels the library takes for 2-byte types there).
+// kernels the library takes for 2-byte types there). -DOPK_F32_EXACT_SWEEP: only the fp32
+// question of 2026-11-28 (H200: layer_norm's fp32 backward, shared-memory sums in the
+// library, trailed Liger-Kernel 0.69x at 8192x8192): exact-body shapes with register sums.
 #include "../../vendors/gpu/norms.cu"
 #include "dense_rows.cuh"
 #include "fill_pattern.cuh"
@@ -223,7 +225,9 @@ static void sweep(Shape& s) {
     constexpr int P = 16 / sizeof(T);
     const int64_t packs = s.n / P;
     if constexpr (sizeof(T) == 2) {
-#ifdef OPK_EXACT_SWEEP  // only the library's shapes, general body then exact (2026-11-28)
+#if defined(OPK_F32_EXACT_SWEEP)
+        return;  // the fp32 question alone
+#elif defined(OPK_EXACT_SWEEP)  // only the library's shapes, general body then exact (2026-11-28)
         if (packs == 512) {  // bf16 4096
             OPK_V(512, 1, 1024, true) OPK_VE(512, 1, 1024, true, false)
             OPK_V(256, 2, 512, true) OPK_VE(256, 2, 512, true, false) OPK_VE(256, 2, 512, true, true)
@@ -252,6 +256,16 @@ static void sweep(Shape& s) {
     } else {
 #ifdef OPK_EXACT_SWEEP
         return;  // the library takes the exact body for fp32 already
+#endif
+#ifdef OPK_F32_EXACT_SWEEP  // layer_norm's fp32 backward with register sums (2026-11-28, H200)
+        if (packs == 1024) {  // f32 4096
+            OPK_VE(512, 2, 1024, false, false) OPK_VE(512, 2, 512, false, false)
+            OPK_VE(256, 4, 512, false, false) OPK_VE(256, 4, 512, false, true)
+        } else if (packs == 2048) {  // f32 8192
+            OPK_VE(1024, 2, 1024, false, false) OPK_VE(512, 4, 512, false, false)
+            OPK_VE(512, 4, 512, false, true) OPK_VE(256, 8, 256, false, true)
+        }
+        return;
 #endif
         if (packs == 1024) {  // f32 4096
             OPK_V2(512, 2, 1024, false) OPK_V2(512, 2, 1024, true)

@@ -75,6 +75,14 @@ const std::vector<RowCase>& row_cases() {
         {{3, 12288}, {}},
         {{3, 2, 8192}, {{1, 0, 2}, 0, 0}},
         {{2, 16384}, {{}, 0, 1}},
+        // The fixed-group forwards (kFixedGroups: 2-byte rows of 4096, 8192 and 16384, fp32
+        // of 8192 and 16384, whole aligned rows) are the 4096, 8192 and 16384 rows above;
+        // the softmax backward's exact kernels (kRowConfigsBwdExact) every exact width from
+        // 2048 above. Here both with permuted outer dimensions at 16384 (2-byte: the
+        // eight-pack backward, kRowConfigsBwdWide16), and a 2-byte row of 24576 (eight packs
+        // of 384 threads backward; forward not fixed: config 1's exact body).
+        {{3, 2, 16384}, {{1, 0, 2}, 0, 0}},
+        {{2, 24576}, {}},
     };
     return cases;
 }

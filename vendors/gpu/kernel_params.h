@@ -76,8 +76,39 @@ constexpr int64_t kFwdWideMaxPacks = 4096;
 // The largest block the host gives those kernels (OPK_ROW_KERNEL_AT_MOST: AMD bounds).
 constexpr int kFwdWideMaxBlock = int(kFwdWideMaxPacks / kRowConfigsFwdWide[1].chunks);
 static_assert(kRowConfigsFwdWide[1].chunks == kRowConfigsRmsFwdWide[1].chunks, "one block bound for the three");
+// The forwards (softmax, rms_norm, layer_norm) of rows exact for a block of one of
+// kFixedGroups threads holding kFixedChunks16 (2-byte types: 4096, 8192 or 16384 elements)
+// or kFixedChunks (fp32: 8192 or 16384) packs a thread: kernels of their own,
+// opk_{softmax,rms,ln}_fwd_fixed_<dtype>_g<threads>, with the exact-row body alone and the
+// group's size a compile-time constant (OPK_FIXED_ROW_KERNELS in rows.cuh): the packs'
+// offsets are then immediates of the loads and stores. Nsight Compute counted 1.83x Liger-Kernel's instructions in the config-1 bf16
+// rms_norm forward at 4096x16384 (805 distinct instructions executed against 435, most of
+// the difference 64-bit address arithmetic, branches and bounds tests), and the exact body
+// with a run-time group size spilled there. Measured on the H200
+// (bench/experiments/row_forward_variants.cu, bench/results/2026-11-28-h200/rfv-fixed-*):
+// bf16 rms_norm 32768x4096 0.1415 -> 0.1367 ms, 8192x8192 0.0790 -> 0.0723, 4096x16384
+// 0.0838 -> 0.0747; layer_norm 0.1622 -> 0.1546, 0.0907 -> 0.0856, 0.0965 -> 0.0900;
+// softmax 0.1352 -> 0.1328, 0.0748 -> 0.0725, 0.0800 -> 0.0774; fp32 rms_norm 4096x16384
+// 0.155 (the wide kernel below) -> 0.1385. fp32 rows of 4096 gained 0-2 % and keep config 1;
+// other exact fp32 widths of 8192-16384 keep the wide kernels below.
+constexpr int kFixedGroups[3] = {128, 256, 512};
+constexpr int kFixedChunks = 8;
+constexpr int kFixedChunks16 = 4;
 // Backward kernels keep two rows (dy and y; dy and x): half the packs per thread.
 constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2, 2}, {0, 1, 2, 2}, {0, 1, 0, 0}};
+// softmax's backward of rows exact for config 1 here (four packs a thread in fp32, two in
+// 2-byte types, whole aligned packs): opk_softmax_bwd_exact_<dtype>, the exact-row body
+// alone. And 2-byte rows of kBwdWideMinPacks packs or more exact for eight packs a thread
+// of at most 512 threads (kRowConfigsBwdWide16: 128 registers): opk_softmax_bwd_wide_<dtype>.
+// Measured on the H200 (bench/experiments/softmax_backward_variants.cu,
+// bench/results/2026-11-28-h200/sbv-*), against the general body of kRowConfigsBwd: fp32
+// 32768x4096 0.386 -> 0.376 ms, 8192x8192 0.220 -> 0.191, 4096x16384 0.217 (streamed) ->
+// 0.192; bf16 32768x4096 0.198 -> 0.189, 8192x8192 0.109 -> 0.104, and 4096x16384 0.120
+// -> 0.100 with eight packs (0.115 with two packs in 1024 threads). A compile-time group
+// size gained nothing more there (within 2 %).
+constexpr RowConfig kRowConfigsBwdExact[3] = {{32, 4, 2, 2}, {0, 1, 4, 2}, {0, 1, 0, 0}};
+constexpr RowConfig kRowConfigsBwdWide16[3] = {{32, 4, 2, 2}, {0, 1, 8, 8, 512}, {0, 1, 0, 0}};
+constexpr int64_t kBwdWideMinPacks = 2048;
 // The norms' backward also adds into dweight/dbias sums: one pack per thread for 2-byte
 // types keeps them within the 64 registers that 1024 resident threads per SM allow
 // (measured with ptxas -v: two packs of bf16 spill).
@@ -239,7 +270,7 @@ struct EmbeddingArgs {
 
 }  // namespace opk
 
-// Kernel names: opk_<family>_<dtype>[_c<config>]. The device files paste them from these
+// Kernel names: opk_<family>_<dtype>[_c<config> | _g<threads>]. The device files paste them from these
 // stems and the host spells them through the same macros, so both sides agree.
 #define OPK_DTYPE_NAMES(stem) \
     { stem "_f32", stem "_f16", stem "_bf16" }
@@ -251,4 +282,11 @@ struct EmbeddingArgs {
         {stem "_f32_c0", stem "_f32_c1", stem "_f32_c2"},           \
             {stem "_f16_c0", stem "_f16_c1", stem "_f16_c2"},       \
             {stem "_bf16_c0", stem "_bf16_c1", stem "_bf16_c2"},    \
+    }
+// Fixed-group kernels (kFixedGroups): [dtype][group], NULL where none is built (fp32 g128).
+#define OPK_FIXED_NAMES(stem)                                            \
+    {                                                                    \
+        {nullptr, stem "_f32_g256", stem "_f32_g512"},                   \
+            {stem "_f16_g128", stem "_f16_g256", stem "_f16_g512"},      \
+            {stem "_bf16_g128", stem "_bf16_g256", stem "_bf16_g512"},   \
     }

@@ -121,11 +121,12 @@ OPK_DEV void rms_forward(const NormArgs& a) {
     rms_forward_rows<T, G, C, false>(a, smem);
 }
 
-// The fp32 forwards of rows exact for eight packs a thread (kRowConfigsFwdWide,
-// kRowConfigsRmsFwdWide): the exact-row body alone, so that no general body shares its
-// registers. Without kExactPath (gfx900/906/908) it is the general body.
+// The exact-row body alone, so that no general body shares its registers: the fp32
+// forwards of rows exact for eight packs a thread (kRowConfigsFwdWide,
+// kRowConfigsRmsFwdWide) and the fixed-group forwards (kFixedGroups). Without kExactPath
+// (gfx900/906/908) it is the general body.
 template <typename T, int G, int C>
-OPK_DEV void rms_forward_wide(const NormArgs& a) {
+OPK_DEV void rms_forward_exact(const NormArgs& a) {
     __shared__ float smem[kReduceSlots];
     rms_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
 }
@@ -388,9 +389,9 @@ OPK_DEV void ln_forward(const NormArgs& a) {
     ln_forward_rows<T, G, C, false>(a, smem);
 }
 
-// As rms_forward_wide.
+// As rms_forward_exact.
 template <typename T, int G, int C>
-OPK_DEV void ln_forward_wide(const NormArgs& a) {
+OPK_DEV void ln_forward_exact(const NormArgs& a) {
     __shared__ float smem[kReduceSlots];
     ln_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
 }
@@ -506,10 +507,13 @@ OPK_ROW_KERNELS(opk_rms_fwd, NormArgs, rms_forward, kRowConfigs)
 OPK_ROW_KERNELS(opk_rms_bwd, NormArgs, rms_backward, kRowConfigsNormBwd)
 OPK_ROW_KERNELS(opk_ln_fwd, NormArgs, ln_forward, kRowConfigs)
 // The fp32 forwards of rows exact for eight packs a thread (kFwdWideMinPacks..MaxPacks).
-OPK_ROW_KERNEL(opk_rms_fwd_wide_f32, NormArgs, rms_forward_wide, float, kRowConfigsRmsFwdWide, 1,
+OPK_ROW_KERNEL(opk_rms_fwd_wide_f32, NormArgs, rms_forward_exact, float, kRowConfigsRmsFwdWide, 1,
                OPK_ROW_RESIDENT_THREADS)
-OPK_ROW_KERNEL_AT_MOST(opk_ln_fwd_wide_f32, NormArgs, ln_forward_wide, float, kRowConfigsFwdWide, 1,
+OPK_ROW_KERNEL_AT_MOST(opk_ln_fwd_wide_f32, NormArgs, ln_forward_exact, float, kRowConfigsFwdWide, 1,
                        OPK_ROW_RESIDENT_THREADS, opk::kFwdWideMaxBlock)
+// The forwards of rows exact for a fixed group of kFixedGroups threads.
+OPK_FIXED_ROW_KERNELS(opk_rms_fwd_fixed, NormArgs, rms_forward_exact)
+OPK_FIXED_ROW_KERNELS(opk_ln_fwd_fixed, NormArgs, ln_forward_exact)
 // layer_norm's backward: 2-byte types take their own configs (kRowConfigsLnBwd16 says why).
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f32, NormArgs, ln_backward, float, kRowConfigsNormBwd, OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f16, NormArgs, ln_backward, opk_f16, kRowConfigsLnBwd16, OPK_ROW_RESIDENT_THREADS_WIDE)

@@ -261,8 +261,9 @@ struct RowCache {
 // two bodies spill there (15-40 VGPRs). The kernels that hold the exact body alone
 // (opk_*_fwd_wide_f32, opk_ln_bwd_exact_*) follow the same switch, so on those targets
 // they are the general body, even where their bounds leave 128 VGPRs (not tried).
+// G: the whole block (0), or a fixed block of G threads (OPK_FIXED_ROW_KERNELS).
 template <int G, int C>
-constexpr bool kExactPath = G == 0 && C > 0 && !OPK_SMALL_VGPR_FILE;
+constexpr bool kExactPath = kBlockGroup<G> && C > 0 && !OPK_SMALL_VGPR_FILE;
 
 // f(i, c, a, b) over the packs two caches of the same row shape hold.
 template <bool Exact = false, typename T, int C, class F>
@@ -464,6 +465,27 @@ struct RowGroup {
 #define OPK_ROW_KERNEL_AT_MOST(name, Args, body, T, cfgs, i, resident, block) \
     OPK_ROW_KERNEL(name, Args, body, T, cfgs, i, resident)
 #endif
+// A row kernel for exact rows whose group is its block of exactly G threads (the host
+// launches it with blockDim = G; kFixedGroups in kernel_params.h says why): RowGroup's
+// size and the packs' offsets are constants. (The block reductions still count the warps
+// from blockDim: with a constant count their unrolled loops spilled layer_norm's 2-byte
+// kernels, 44-72 bytes.) Built for 1024 resident threads on NVIDIA (64 registers, as
+// measured), and on AMD for the occupancy that leaves 128 VGPRs, as the other kernels that
+// hold more than four packs.
+#define OPK_FIXED_ROW_KERNEL(name, Args, body, T, G, C)                                         \
+    extern "C" __global__ void OPK_BOUNDS_RESIDENT(G, OPK_ROW_RESIDENT_THREADS_WIDE) name(const Args a) { \
+        body<T, G, C>(a);                                                                       \
+    }
+// Every fixed-group kernel of a family, under the names OPK_FIXED_NAMES spells.
+#define OPK_FIXED_ROW_KERNELS(stem, Args, body)                                              \
+    OPK_FIXED_ROW_KERNEL(stem##_f32_g256, Args, body, float, 256, opk::kFixedChunks)         \
+    OPK_FIXED_ROW_KERNEL(stem##_f32_g512, Args, body, float, 512, opk::kFixedChunks)         \
+    OPK_FIXED_ROW_KERNEL(stem##_f16_g128, Args, body, opk_f16, 128, opk::kFixedChunks16)     \
+    OPK_FIXED_ROW_KERNEL(stem##_f16_g256, Args, body, opk_f16, 256, opk::kFixedChunks16)     \
+    OPK_FIXED_ROW_KERNEL(stem##_f16_g512, Args, body, opk_f16, 512, opk::kFixedChunks16)     \
+    OPK_FIXED_ROW_KERNEL(stem##_bf16_g128, Args, body, opk_bf16, 128, opk::kFixedChunks16)   \
+    OPK_FIXED_ROW_KERNEL(stem##_bf16_g256, Args, body, opk_bf16, 256, opk::kFixedChunks16)   \
+    OPK_FIXED_ROW_KERNEL(stem##_bf16_g512, Args, body, opk_bf16, 512, opk::kFixedChunks16)
 // The three configs of one dtype (suffix f32, f16 or bf16).
 #define OPK_ROW_KERNELS_OF_TYPE(stem, suffix, Args, body, T, cfgs, resident) \
     OPK_ROW_KERNEL(stem##_##suffix##_c0, Args, body, T, cfgs, 0, resident)   \

@@ -58,11 +58,12 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
     softmax_forward_rows<T, G, C, false>(a, smem);
 }
 
-// The fp32 forward of rows exact for eight packs a thread (kRowConfigsFwdWide): the
-// exact-row body alone, so that no general body shares its registers (kernel_params.h has
-// the measurements). Without kExactPath (gfx900/906/908) it is the general body.
+// The exact-row body alone, so that no general body shares its registers: the fp32
+// forward of rows exact for eight packs a thread (kRowConfigsFwdWide) and the fixed-group
+// forwards (kFixedGroups; kernel_params.h has the measurements). Without kExactPath
+// (gfx900/906/908) it is the general body.
 template <typename T, int G, int C>
-OPK_DEV void softmax_forward_wide(const SoftmaxArgs& a) {
+OPK_DEV void softmax_forward_exact(const SoftmaxArgs& a) {
     __shared__ float smem[kReduceSlots];
     softmax_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
 }
@@ -107,12 +108,19 @@ OPK_DEV void softmax_backward_rows(const SoftmaxArgs& a, float* smem) {
     }
 }
 
-// The general body only: an exact one was not measured for the backward in the library
-// (bench/experiments/softmax_backward_variants.cu asks whether it pays).
+// The general body only: rows exact for the cached config take the kernels below.
 template <typename T, int G, int C>
 OPK_DEV void softmax_backward(const SoftmaxArgs& a) {
     __shared__ float smem[kReduceSlots];
     softmax_backward_rows<T, G, C, false>(a, smem);
+}
+
+// The exact-row body alone (kRowConfigsBwdExact, kRowConfigsBwdWide16 in kernel_params.h
+// say where and by how much); without kExactPath (gfx900/906/908) the general body.
+template <typename T, int G, int C>
+OPK_DEV void softmax_backward_exact(const SoftmaxArgs& a) {
+    __shared__ float smem[kReduceSlots];
+    softmax_backward_rows<T, G, C, kExactPath<G, C>>(a, smem);
 }
 
 }  // namespace
@@ -121,6 +129,20 @@ OPK_DEV void softmax_backward(const SoftmaxArgs& a) {
 using namespace opk;
 
 OPK_ROW_KERNELS(opk_softmax_fwd, SoftmaxArgs, softmax_forward, kRowConfigs)
-OPK_ROW_KERNEL_AT_MOST(opk_softmax_fwd_wide_f32, SoftmaxArgs, softmax_forward_wide, float, kRowConfigsFwdWide, 1,
+OPK_ROW_KERNEL_AT_MOST(opk_softmax_fwd_wide_f32, SoftmaxArgs, softmax_forward_exact, float, kRowConfigsFwdWide, 1,
                        OPK_ROW_RESIDENT_THREADS, opk::kFwdWideMaxBlock)
 OPK_ROW_KERNELS(opk_softmax_bwd, SoftmaxArgs, softmax_backward, kRowConfigsBwd)
+OPK_FIXED_ROW_KERNELS(opk_softmax_fwd_fixed, SoftmaxArgs, softmax_forward_exact)
+// The backward of exact rows: four packs a thread in fp32, two in 2-byte types, and 2-byte
+// rows of kBwdWideMinPacks or more at eight (blocks of at most 512 threads: AMD's bounds
+// say so, as the fp32 wide forwards').
+OPK_ROW_KERNEL(opk_softmax_bwd_exact_f32, SoftmaxArgs, softmax_backward_exact, float, kRowConfigsBwdExact, 1,
+               OPK_ROW_RESIDENT_THREADS)
+OPK_ROW_KERNEL(opk_softmax_bwd_exact_f16, SoftmaxArgs, softmax_backward_exact, opk_f16, kRowConfigsBwdExact, 1,
+               OPK_ROW_RESIDENT_THREADS)
+OPK_ROW_KERNEL(opk_softmax_bwd_exact_bf16, SoftmaxArgs, softmax_backward_exact, opk_bf16, kRowConfigsBwdExact, 1,
+               OPK_ROW_RESIDENT_THREADS)
+OPK_ROW_KERNEL_AT_MOST(opk_softmax_bwd_wide_f16, SoftmaxArgs, softmax_backward_exact, opk_f16,
+                       kRowConfigsBwdWide16, 1, OPK_ROW_RESIDENT_THREADS, 512)
+OPK_ROW_KERNEL_AT_MOST(opk_softmax_bwd_wide_bf16, SoftmaxArgs, softmax_backward_exact, opk_bf16,
+                       kRowConfigsBwdWide16, 1, OPK_ROW_RESIDENT_THREADS, 512)

@@ -112,6 +112,19 @@ inline bool exact_rows(const RowPlan& p, int64_t n, size_t esize, const opk::Row
     return true;
 }
 
+// The plan of a row family's exact-body kernel built for `cfgs` (its config 1): rows of
+// at least min_packs packs that are exact for that config (exact_rows). False (and *p
+// untouched) for any other rows. The softmax backward's exact kernels take it.
+inline bool exact_plan(const Device& d, int64_t rows, int64_t n, size_t esize, const opk::RowConfig (&cfgs)[3],
+                       std::initializer_list<const opk::RowsView*> views, RowPlan* p, int64_t min_packs = 0) {
+    const int64_t pack = int64_t(16 / esize);
+    if (n % pack != 0 || n / pack < min_packs) return false;
+    const RowPlan exact = plan_rows(d, rows, n, esize, cfgs, 0, 0, 0, kRowGridWavesBalanced);
+    if (!exact_rows(exact, n, esize, cfgs, views)) return false;
+    *p = exact;
+    return true;
+}
+
 // The plan of an fp32 forward (softmax, rms_norm, layer_norm) through its *_fwd_wide_f32
 // kernel (kRowConfigsFwdWide or kRowConfigsRmsFwdWide): rows of kFwdWideMinPacks to
 // kFwdWideMaxPacks packs exact for eight packs a thread. False (and *p untouched) for any
@@ -119,11 +132,35 @@ inline bool exact_rows(const RowPlan& p, int64_t n, size_t esize, const opk::Row
 inline bool wide_forward_plan(const Device& d, int64_t rows, int64_t n, size_t esize,
                               const opk::RowConfig (&cfgs)[3], std::initializer_list<const opk::RowsView*> views,
                               RowPlan* p) {
-    if (esize != 4 || n % 4 != 0 || n / 4 < opk::kFwdWideMinPacks || n / 4 > opk::kFwdWideMaxPacks) return false;
-    const RowPlan wide = plan_rows(d, rows, n, esize, cfgs, 0, 0, 0, kRowGridWavesBalanced);
-    if (!exact_rows(wide, n, esize, cfgs, views)) return false;
-    *p = wide;
-    return true;
+    return esize == 4 && n / 4 <= opk::kFwdWideMaxPacks &&
+           exact_plan(d, rows, n, esize, cfgs, views, p, opk::kFwdWideMinPacks);
+}
+
+// The forward kernel at a fixed group size (kFixedGroups) for rows exact for it: whole
+// aligned packs, kFixedChunks (fp32) or kFixedChunks16 (2-byte) of them a thread of a
+// block of one of kFixedGroups threads whose kernel exists (names: that dtype's row of an
+// OPK_FIXED_NAMES table). Returns the kernel's name with its plan (config 1: one block of
+// G threads a row, one block per row), or NULL (and *p untouched) for any other rows.
+inline const char* fixed_group_plan(const Device& d, int64_t rows, int64_t n, size_t esize,
+                                    const char* const (&names)[3],
+                                    std::initializer_list<const opk::RowsView*> views, RowPlan* p) {
+    const int64_t pack = int64_t(16 / esize), chunks = esize == 2 ? opk::kFixedChunks16 : opk::kFixedChunks;
+    if (n % (pack * chunks) != 0) return nullptr;
+    const int64_t threads = n / (pack * chunks);
+    for (int i = 0; i < 3; ++i) {
+        if (threads != opk::kFixedGroups[i] || !names[i] || threads % d.warp_size != 0) continue;
+        for (const opk::RowsView* v : views)
+            if (!v->vec) return nullptr;
+        RowPlan f{};
+        f.config = 1;
+        f.block = unsigned(threads);
+        const int64_t resident = std::max<int64_t>(1, kResidentThreads / threads);
+        f.grid = size_t(std::min<int64_t>(rows, int64_t(d.sm_count) * resident * kRowGridWavesBalanced));
+        f.groups = int64_t(f.grid);
+        *p = f;
+        return names[i];
+    }
+    return nullptr;
 }
 
 // Rows read in one pass only (cross-entropy's loss without the gradient): one row per

@@ -21,6 +21,9 @@ const char* const kLnBwd16Exact[2][3] = {{"opk_ln_bwd_f16_c0", "opk_ln_bwd_exact
 // fp32 rows exact for kRowConfigsRmsFwdWide's / kRowConfigsFwdWide's config 1 (wide_forward_plan).
 const char* const kRmsFwdWide[3] = {"opk_rms_fwd_f32_c0", "opk_rms_fwd_wide_f32", "opk_rms_fwd_f32_c2"};
 const char* const kLnFwdWide[3] = {"opk_ln_fwd_f32_c0", "opk_ln_fwd_wide_f32", "opk_ln_fwd_f32_c2"};
+// Rows exact for a fixed group (fixed_group_plan).
+const char* const kRmsFwdFixed[3][3] = OPK_FIXED_NAMES("opk_rms_fwd_fixed");
+const char* const kLnFwdFixed[3][3] = OPK_FIXED_NAMES("opk_ln_fwd_fixed");
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
 
 opkit_status check_all(const char* op, std::initializer_list<std::pair<const char*, const opkit_tensor*>> ts) {
@@ -53,12 +56,14 @@ opkit_status forward(const char* op, bool layer, const opkit_tensor* x, const op
     a.n = n;
     a.eps = eps;
     a.weight_offset = weight_offset;
-    RowPlan wide;
+    RowPlan special;
+    a.exact = 1;
+    if (const char* k = fixed_group_plan(d, rows, n, element_size(x), (layer ? kLnFwdFixed : kRmsFwdFixed)[type],
+                                         {&a.x, &a.y}, &special))
+        return launch(d, Module::norms, k, special.grid, special.block, stream, a);
     if (wide_forward_plan(d, rows, n, element_size(x), layer ? opk::kRowConfigsFwdWide : opk::kRowConfigsRmsFwdWide,
-                          {&a.x, &a.y}, &wide)) {
-        a.exact = 1;
-        return launch_rows(d, Module::norms, layer ? kLnFwdWide : kRmsFwdWide, wide, stream, a);
-    }
+                          {&a.x, &a.y}, &special))
+        return launch_rows(d, Module::norms, layer ? kLnFwdWide : kRmsFwdWide, special, stream, a);
     const RowPlan p = plan_rows(d, rows, n, element_size(x), opk::kRowConfigs, 0, 0, 0, kRowGridWavesBalanced);
     a.exact = layer && exact_rows(p, n, element_size(x), opk::kRowConfigs, {&a.x, &a.y});  // rms: none
     return launch_rows(d, Module::norms, layer ? kLnFwd[type] : kRmsFwd[type], p, stream, a);

@@ -9,6 +9,15 @@ const char* const kFwd[3][3] = OPK_ROW_NAMES("opk_softmax_fwd");
 const char* const kBwd[3][3] = OPK_ROW_NAMES("opk_softmax_bwd");
 // fp32 rows exact for kRowConfigsFwdWide's config 1 (wide_forward_plan).
 const char* const kFwdWide[3] = {"opk_softmax_fwd_f32_c0", "opk_softmax_fwd_wide_f32", "opk_softmax_fwd_f32_c2"};
+// Rows exact for a fixed group (fixed_group_plan).
+const char* const kFwdFixed[3][3] = OPK_FIXED_NAMES("opk_softmax_fwd_fixed");
+// The backward's rows exact for kRowConfigsBwdExact's config 1, and 2-byte ones for
+// kRowConfigsBwdWide16's (exact_plan).
+const char* const kBwdExact[3][3] = {{"opk_softmax_bwd_f32_c0", "opk_softmax_bwd_exact_f32", "opk_softmax_bwd_f32_c2"},
+                                     {"opk_softmax_bwd_f16_c0", "opk_softmax_bwd_exact_f16", "opk_softmax_bwd_f16_c2"},
+                                     {"opk_softmax_bwd_bf16_c0", "opk_softmax_bwd_exact_bf16", "opk_softmax_bwd_bf16_c2"}};
+const char* const kBwdWide16[2][3] = {{"opk_softmax_bwd_f16_c0", "opk_softmax_bwd_wide_f16", "opk_softmax_bwd_f16_c2"},
+                                      {"opk_softmax_bwd_bf16_c0", "opk_softmax_bwd_wide_bf16", "opk_softmax_bwd_bf16_c2"}};
 
 opkit_status run_softmax(const char* op, bool backward, const opkit_tensor* a, const opkit_tensor* b,
                          opkit_tensor* out, opkit_stream stream) {
@@ -28,16 +37,29 @@ opkit_status run_softmax(const char* op, bool backward, const opkit_tensor* a, c
     args.out = rows_view(out, out->ndim - 1);
     args.rows = rows;
     args.n = n;
-    RowPlan wide;
-    if (!backward && wide_forward_plan(d, rows, n, element_size(a), opk::kRowConfigsFwdWide, {&args.a, &args.out},
-                                       &wide)) {
+    const size_t es = element_size(a);
+    RowPlan special;
+    if (backward) {
+        // Exact rows take the exact-body kernels: 2-byte rows of kBwdWideMinPacks or more
+        // at eight packs a thread, others at kRowConfigsBwdExact's.
         args.exact = 1;
-        return launch_rows(d, Module::softmax, kFwdWide, wide, stream, args);
+        if (es == 2 && exact_plan(d, rows, n, es, opk::kRowConfigsBwdWide16, {&args.a, &args.b, &args.out}, &special,
+                                  opk::kBwdWideMinPacks))
+            return launch_rows(d, Module::softmax, kBwdWide16[type - 1], special, stream, args);
+        if (exact_plan(d, rows, n, es, opk::kRowConfigsBwdExact, {&args.a, &args.b, &args.out}, &special))
+            return launch_rows(d, Module::softmax, kBwdExact[type], special, stream, args);
+        args.exact = 0;
+        const RowPlan p = plan_rows(d, rows, n, es, opk::kRowConfigsBwd, 0, 0, 0, kRowGridWavesBalanced);
+        return launch_rows(d, Module::softmax, kBwd[type], p, stream, args);
     }
-    const RowPlan p = plan_rows(d, rows, n, element_size(a), backward ? opk::kRowConfigsBwd : opk::kRowConfigs, 0,
-                                0, 0, kRowGridWavesBalanced);
-    args.exact = !backward && exact_rows(p, n, element_size(a), opk::kRowConfigs, {&args.a, &args.out});
-    return launch_rows(d, Module::softmax, backward ? kBwd[type] : kFwd[type], p, stream, args);
+    args.exact = 1;
+    if (const char* k = fixed_group_plan(d, rows, n, es, kFwdFixed[type], {&args.a, &args.out}, &special))
+        return launch(d, Module::softmax, k, special.grid, special.block, stream, args);
+    if (wide_forward_plan(d, rows, n, es, opk::kRowConfigsFwdWide, {&args.a, &args.out}, &special))
+        return launch_rows(d, Module::softmax, kFwdWide, special, stream, args);
+    const RowPlan p = plan_rows(d, rows, n, es, opk::kRowConfigs, 0, 0, 0, kRowGridWavesBalanced);
+    args.exact = exact_rows(p, n, es, opk::kRowConfigs, {&args.a, &args.out});
+    return launch_rows(d, Module::softmax, kFwd[type], p, stream, args);
 }
 
 }  // namespace
