@@ -80,7 +80,10 @@ const std::vector<RowCase>& row_cases() {
         // the softmax backward's exact kernels (kRowConfigsBwdExact) every exact width from
         // 2048 above. Here both with permuted outer dimensions at 16384 (2-byte: the
         // eight-pack backward, kRowConfigsBwdWide16), and a 2-byte row of 24576 (eight packs
-        // of 384 threads backward; forward not fixed: config 1's exact body).
+        // of 384 threads backward; forward not fixed: config 1's exact body). layer_norm's
+        // fp32 backward with register sums (kRowConfigsLnBwdRegs32) takes the exact rows of
+        // 4096 (1500 rows: several rows a block) and 8192 (padded, permuted); rows of 12288
+        // floats are not exact for it (768 threads).
         {{3, 2, 16384}, {{1, 0, 2}, 0, 0}},
         {{2, 24576}, {}},
     };

@@ -121,6 +121,19 @@ constexpr RowConfig kRowConfigsNormBwd[3] = {{32, 4, 2, 1}, {0, 1, 2, 1}, {0, 1,
 // thread at 64 registers; longer rows take kRowConfigsNormBwd16Long below. rms_norm's
 // backward measured no faster this way and keeps kRowConfigsNormBwd.
 constexpr RowConfig kRowConfigsLnBwd16[3] = {{32, 4, 2, 1}, {0, 1, 2, 2, 512}, {0, 1, 0, 0}};
+// layer_norm's backward for fp32 rows exact for config 1 here (four packs a thread of at
+// most 512 threads) from kLnBwdRegs32MinPacks packs (4096 to 8192 floats in steps of
+// 512): opk_ln_bwd_regs_f32, the
+// exact-row body with the dweight/dbias sums in registers (kRowConfigsNormBwd's fp32
+// kernel sums in shared memory: two arrays of register sums spilled at its 64 registers)
+// and the weight row in shared memory, 128 registers, as Liger-Kernel's kernel holds a
+// row of 8192 floats in 512 threads. Nsight Compute on the H200 (8192x8192): the shared-
+// sum kernel spilled, executed 5.3x Liger's instructions and reached 54 % of DRAM
+// bandwidth against Liger's 81 %.
+// Shorter rows (1024-3584 floats are exact for it too) were not measured and keep
+// kRowConfigsNormBwd.
+constexpr RowConfig kRowConfigsLnBwdRegs32[3] = {{32, 4, 2, 1}, {0, 1, 4, 4, 512}, {0, 1, 0, 0}};
+constexpr int64_t kLnBwdRegs32MinPacks = 1024;
 // Both norm backwards, 2-byte types, for the rows that stream in their own table but fit
 // four packs per thread of a 512-thread block (1025 to 2048 packs: bf16 8193 to 16384
 // elements; rms_norm also for its exact rows from kRmsBwd16ExactMinPacks, below):

@@ -398,8 +398,10 @@ OPK_DEV void ln_forward_exact(const NormArgs& a) {
 
 // xhat = (x - mean) * rstd, g = dy * weight;
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); dweight += dy * xhat; dbias += dy.
+// RegSums: dweight/dbias summed in registers (ColumnRegs) rather than in shared memory or
+// the partial rows (ColumnAcc): cached 2-byte rows, and fp32 rows in opk_ln_bwd_regs_f32.
 template <typename T, int G, int C, bool Exact, bool Prefetch = kNormBwdPrefetch<T, C>,
-          bool SharedW = kNormBwdSharedWeight<G, C>>
+          bool SharedW = kNormBwdSharedWeight<G, C>, bool RegSums = (C > 0 && sizeof(T) == 2)>
 OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     const RowGroup<G> g;
@@ -409,8 +411,10 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
     const WeightPacks<T, SharedW> w(static_cast<const T*>(a.weight), sp, a.weight_vec, 0.0f);
     const int64_t groups = int64_t(gridDim.x) * (int(blockDim.x) / sp.size);
     // Cached 2-byte rows: both sums in registers (bf16 32768x4096: 0.40 -> 0.60 of copy
-    // bandwidth); fp32 rows hold two packs, and two arrays of register sums spill there.
-    using Acc = std::conditional_t<cached && sizeof(T) == 2, ColumnRegs<P, C ? C : 1>, ColumnAcc<P>>;
+    // bandwidth); fp32 rows of kRowConfigsNormBwd hold two packs at 64 registers, and two
+    // arrays of register sums spill there (kRowConfigsLnBwdRegs32 has 128).
+    static_assert(!RegSums || cached, "register sums need cached rows");
+    using Acc = std::conditional_t<RegSums, ColumnRegs<P, C ? C : 1>, ColumnAcc<P>>;
     Acc dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
            a.shared_sums ? shared_columns<G>(0, sp, P, w.shared_floats(sp)) : nullptr, sp);
     Acc db(a.want_dbias ? a.partial + (groups + g.group) * sp.n : nullptr,
@@ -478,6 +482,16 @@ OPK_DEV void ln_backward(const NormArgs& a) {
     ln_backward_rows<T, G, C, false>(a, smem);
 }
 
+// layer_norm's fp32 backward of rows exact for kRowConfigsLnBwdRegs32's config 1: the
+// exact-row body alone, four packs a thread, dweight/dbias sums in registers, the weight
+// row from shared memory, 128 registers (kernel_params.h says why). Without kExactPath
+// (gfx900/906/908) the general body, still with register sums.
+template <typename T, int G, int C>
+OPK_DEV void ln_backward_regs(const NormArgs& a) {
+    __shared__ float smem[kReduceSlots];
+    ln_backward_rows<T, G, C, kExactPath<G, C>, false, kNormBwdSharedWeight<G, C>, true>(a, smem);
+}
+
 // layer_norm's backward for 2-byte rows exact for two packs a thread (kRowConfigsLnBwd16,
 // config 1): the exact-row body without the next-row prefetch, as a kernel of its own so
 // that the general kernel's registers are not shared with it (in one kernel the pair
@@ -522,6 +536,8 @@ OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, bf16, NormArgs, ln_backward, opk_bf16, kRowC
 OPK_ROW_KERNEL(opk_ln_bwd_exact_f16, NormArgs, ln_backward_exact, opk_f16, kRowConfigsLnBwd16, 1,
                OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNEL(opk_ln_bwd_exact_bf16, NormArgs, ln_backward_exact, opk_bf16, kRowConfigsLnBwd16, 1,
+               OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNEL(opk_ln_bwd_regs_f32, NormArgs, ln_backward_regs, float, kRowConfigsLnBwdRegs32, 1,
                OPK_ROW_RESIDENT_THREADS_WIDE)
 // Both backwards, 2-byte rows of 1025 to 2048 packs, and rms_norm's exact rows from 512
 // packs (kRowConfigsNormBwd16Long, kRmsBwd16ExactMinPacks).
