@@ -8,7 +8,8 @@
 // bench/results/h100-2026-11-24-rows-fwd/variants-occupancy.txt came from this file at
 // 8 waves, 2^27 elements a shape and without the exact body (its variants-prefetch.txt at
 // commit e2c26ac, with the prefetch that commit tried); -DOPK_COMPARE_SHAPES takes
-// bench/gpu_compare.py's shapes (bench/results/2026-11-28-h200/):
+// bench/gpu_compare.py's shapes (bench/results/2026-11-28-h200/); with -DOPK_FIXED_TWO_PACKS
+// too, only fixed groups of two, four or eight packs a thread (rfv-two-packs-h200.txt):
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o row_forward_variants \
 //        bench/experiments/row_forward_variants.cu 2> ptxas.txt
@@ -188,6 +189,18 @@ template <int Op, typename T>
 static void sweep(Shape& s) {
     constexpr int P = 16 / sizeof(T);
     const int64_t packs = s.n / P;
+#ifdef OPK_FIXED_TWO_PACKS  // 2026-11-28: fixed groups of two packs a thread, as Liger's
+    // bf16 layer_norm forward holds a row of 4096 in 256 threads (the library's fixed
+    // kernels hold four packs; their bf16 layer_norm trailed Liger 0.89x at 32768x4096)
+    if (packs == 512) {  // bf16 4096
+        OPK_VX(256, 2, 1024) OPK_VX(128, 4, 1024)
+    } else if (packs == 1024) {  // bf16 8192, f32 4096
+        OPK_VX(512, 2, 1024) OPK_VX(256, 4, 1024)
+    } else if (packs == 2048) {  // bf16 16384, f32 8192
+        OPK_VX(1024, 2, 1024) OPK_VX(512, 4, 1024) OPK_VX(256, 8, 1024)
+    }
+    return;
+#endif
     if (packs == 512) {  // bf16 4096
         OPK_V(64, 8, 1024)
         OPK_V(128, 4, 1024) OPK_V(128, 4, 1280) OPK_V(128, 4, 1536) OPK_V(128, 4, 2048)
