@@ -533,22 +533,14 @@ OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f32, NormArgs, ln_backward, float, kRowConfi
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f16, NormArgs, ln_backward, opk_f16, kRowConfigsLnBwd16, OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, bf16, NormArgs, ln_backward, opk_bf16, kRowConfigsLnBwd16,
                         OPK_ROW_RESIDENT_THREADS_WIDE)
-OPK_ROW_KERNEL(opk_ln_bwd_exact_f16, NormArgs, ln_backward_exact, opk_f16, kRowConfigsLnBwd16, 1,
-               OPK_ROW_RESIDENT_THREADS_WIDE)
-OPK_ROW_KERNEL(opk_ln_bwd_exact_bf16, NormArgs, ln_backward_exact, opk_bf16, kRowConfigsLnBwd16, 1,
-               OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNEL_C1_2BYTE(opk_ln_bwd_exact, NormArgs, ln_backward_exact, kRowConfigsLnBwd16,
+                        OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNEL(opk_ln_bwd_regs_f32, NormArgs, ln_backward_regs, float, kRowConfigsLnBwdRegs32, 1,
                OPK_ROW_RESIDENT_THREADS_WIDE)
 // Both backwards, 2-byte rows of 1025 to 2048 packs, and rms_norm's exact rows from 512
 // packs (kRowConfigsNormBwd16Long, kRmsBwd16ExactMinPacks).
-OPK_ROW_KERNEL(opk_ln_bwd_long_f16, NormArgs, ln_backward, opk_f16, kRowConfigsNormBwd16Long, 1,
-               OPK_ROW_RESIDENT_THREADS_WIDE)
-OPK_ROW_KERNEL(opk_ln_bwd_long_bf16, NormArgs, ln_backward, opk_bf16, kRowConfigsNormBwd16Long, 1,
-               OPK_ROW_RESIDENT_THREADS_WIDE)
-OPK_ROW_KERNEL(opk_rms_bwd_long_f16, NormArgs, rms_backward, opk_f16, kRowConfigsNormBwd16Long, 1,
-               OPK_ROW_RESIDENT_THREADS_WIDE)
-OPK_ROW_KERNEL(opk_rms_bwd_long_bf16, NormArgs, rms_backward, opk_bf16, kRowConfigsNormBwd16Long, 1,
-               OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNEL_C1_2BYTE(opk_ln_bwd_long, NormArgs, ln_backward, kRowConfigsNormBwd16Long, OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNEL_C1_2BYTE(opk_rms_bwd_long, NormArgs, rms_backward, kRowConfigsNormBwd16Long, OPK_ROW_RESIDENT_THREADS_WIDE)
 
 // dweight / dbias: out[j] = sum over groups of partial[g][j], converted to the weight's
 // type. A warp reads 32 adjacent columns of one group row (coalesced); the block's

@@ -486,6 +486,14 @@ struct RowGroup {
     OPK_FIXED_ROW_KERNEL(stem##_bf16_g128, Args, body, opk_bf16, 128, opk::kFixedChunks16)   \
     OPK_FIXED_ROW_KERNEL(stem##_bf16_g256, Args, body, opk_bf16, 256, opk::kFixedChunks16)   \
     OPK_FIXED_ROW_KERNEL(stem##_bf16_g512, Args, body, opk_bf16, 512, opk::kFixedChunks16)
+// Config 1 of a table as a kernel of its own in the 2-byte types, or in every dtype
+// (stem_f16, stem_bf16[, stem_f32]): the exact-body and long-row kernels.
+#define OPK_ROW_KERNEL_C1_2BYTE(stem, Args, body, cfgs, resident)     \
+    OPK_ROW_KERNEL(stem##_f16, Args, body, opk_f16, cfgs, 1, resident) \
+    OPK_ROW_KERNEL(stem##_bf16, Args, body, opk_bf16, cfgs, 1, resident)
+#define OPK_ROW_KERNEL_C1_EACH_TYPE(stem, Args, body, cfgs, resident) \
+    OPK_ROW_KERNEL(stem##_f32, Args, body, float, cfgs, 1, resident)   \
+    OPK_ROW_KERNEL_C1_2BYTE(stem, Args, body, cfgs, resident)
 // The three configs of one dtype (suffix f32, f16 or bf16).
 #define OPK_ROW_KERNELS_OF_TYPE(stem, suffix, Args, body, T, cfgs, resident) \
     OPK_ROW_KERNEL(stem##_##suffix##_c0, Args, body, T, cfgs, 0, resident)   \

@@ -136,12 +136,8 @@ OPK_FIXED_ROW_KERNELS(opk_softmax_fwd_fixed, SoftmaxArgs, softmax_forward_exact)
 // The backward of exact rows: four packs a thread in fp32, two in 2-byte types, and 2-byte
 // rows of kBwdWideMinPacks or more at eight (blocks of at most 512 threads: AMD's bounds
 // say so, as the fp32 wide forwards').
-OPK_ROW_KERNEL(opk_softmax_bwd_exact_f32, SoftmaxArgs, softmax_backward_exact, float, kRowConfigsBwdExact, 1,
-               OPK_ROW_RESIDENT_THREADS)
-OPK_ROW_KERNEL(opk_softmax_bwd_exact_f16, SoftmaxArgs, softmax_backward_exact, opk_f16, kRowConfigsBwdExact, 1,
-               OPK_ROW_RESIDENT_THREADS)
-OPK_ROW_KERNEL(opk_softmax_bwd_exact_bf16, SoftmaxArgs, softmax_backward_exact, opk_bf16, kRowConfigsBwdExact, 1,
-               OPK_ROW_RESIDENT_THREADS)
+OPK_ROW_KERNEL_C1_EACH_TYPE(opk_softmax_bwd_exact, SoftmaxArgs, softmax_backward_exact, kRowConfigsBwdExact,
+                            OPK_ROW_RESIDENT_THREADS)
 OPK_ROW_KERNEL_AT_MOST(opk_softmax_bwd_wide_f16, SoftmaxArgs, softmax_backward_exact, opk_f16,
                        kRowConfigsBwdWide16, 1, OPK_ROW_RESIDENT_THREADS, 512)
 OPK_ROW_KERNEL_AT_MOST(opk_softmax_bwd_wide_bf16, SoftmaxArgs, softmax_backward_exact, opk_bf16,
