@@ -69,10 +69,12 @@ const std::vector<RowCase>& row_cases() {
         // without asking for more (kStaticSharedReserve).
         {{2, 6100}, {}},
         // The fp32 forwards: rows exact for eight packs a thread of 256 to 512 threads take
-        // the *_fwd_wide_f32 kernels (kRowConfigsFwdWide): 16384 dense above, 8192 padded
-        // above, 12288 (384 threads) and permuted outer dimensions (a two-dimension row
-        // offset in the exact body) here; then 16384 misaligned, which is not exact.
+        // the *_fwd_wide_f32 kernels (kRowConfigsFwdWide) unless a fixed-group kernel
+        // (kFixedGroups) has them (8192, 16384): 12288 (384 threads) dense and with permuted
+        // outer dimensions (a two-dimension row offset in the exact body); 8192 permuted (a
+        // fixed group in every dtype); then 16384 misaligned, which is not exact.
         {{3, 12288}, {}},
+        {{3, 2, 12288}, {{1, 0, 2}, 0, 0}},
         {{3, 2, 8192}, {{1, 0, 2}, 0, 0}},
         {{2, 16384}, {{}, 0, 1}},
         // The fixed-group forwards (kFixedGroups: 2-byte rows of 4096, 8192 and 16384, fp32
@@ -80,10 +82,10 @@ const std::vector<RowCase>& row_cases() {
         // the softmax backward's exact kernels (kRowConfigsBwdExact) every exact width from
         // 2048 above. Here both with permuted outer dimensions at 16384 (2-byte: the
         // eight-pack backward, kRowConfigsBwdWide16), and a 2-byte row of 24576 (eight packs
-        // of 384 threads backward; forward not fixed: config 1's exact body). layer_norm's
-        // fp32 backward with register sums (kRowConfigsLnBwdRegs32) takes the exact rows of
-        // 4096 (1500 rows: several rows a block) and 8192 (padded, permuted); rows of 12288
-        // floats are not exact for it (768 threads).
+        // of 384 threads backward; forward not fixed: config 1's exact body). The fp32 norm
+        // backwards with register sums (kRowConfigsNormBwdRegs32) take the exact rows of 4096
+        // (1500 rows: several rows a block) and 8192 (padded, permuted); rows of 12288
+        // floats are not exact for them (768 threads).
         {{3, 2, 16384}, {{1, 0, 2}, 0, 0}},
         {{2, 24576}, {}},
     };

@@ -58,7 +58,8 @@ constexpr RowConfig kRowConfigs[3] = {{32, 4, 4, 4}, {0, 1, 4, 4}, {0, 1, 0, 0}}
 // The fp32 forwards (softmax, rms_norm, layer_norm) for rows exact for eight packs a thread
 // of blocks of 256 to 512 threads (kFwdWideMinPacks to kFwdWideMaxPacks packs, 8192 to
 // 16384 floats in steps of 1024): kernels of their own with only the exact-row body,
-// opk_{softmax,rms,ln}_fwd_wide_f32. With config 1 above such rows took blocks of 512 to
+// opk_{softmax,rms,ln}_fwd_wide_f32. Since the fixed-group kernels (kFixedGroups, below)
+// the rows of 8192 and 16384 take those, and the wide kernels the widths between. With config 1 above such rows took blocks of 512 to
 // 1024 threads, one or two per SM, whose reductions nothing overlapped: on the H200 the
 // f32 forwards at 4096x16384 reached 0.70 of the copy bandwidth, 0.72-0.78x Liger-Kernel,
 // which caches the row in 512 threads. Measured there (bench/experiments/
@@ -89,8 +90,9 @@ static_assert(kRowConfigsFwdWide[1].chunks == kRowConfigsRmsFwdWide[1].chunks, "
 // bf16 rms_norm 32768x4096 0.1415 -> 0.1367 ms, 8192x8192 0.0790 -> 0.0723, 4096x16384
 // 0.0838 -> 0.0747; layer_norm 0.1622 -> 0.1546, 0.0907 -> 0.0856, 0.0965 -> 0.0900;
 // softmax 0.1352 -> 0.1328, 0.0748 -> 0.0725, 0.0800 -> 0.0774; fp32 rms_norm 4096x16384
-// 0.155 (the wide kernel below) -> 0.1385. fp32 rows of 4096 gained 0-2 % and keep config 1;
-// other exact fp32 widths of 8192-16384 keep the wide kernels below.
+// 0.155 (the wide kernel above) -> 0.1385. fp32 rows of 4096 gained 0-2 % and keep config 1;
+// other exact fp32 widths of 8192-16384 keep the wide kernels above. Two packs a thread
+// (Liger's bf16 layer_norm shape at 4096) ran 1.2-1.8x slower (rfv-two-packs-h200.txt).
 constexpr int kFixedGroups[3] = {128, 256, 512};
 constexpr int kFixedChunks = 8;
 constexpr int kFixedChunks16 = 4;
@@ -121,19 +123,21 @@ constexpr RowConfig kRowConfigsNormBwd[3] = {{32, 4, 2, 1}, {0, 1, 2, 1}, {0, 1,
 // thread at 64 registers; longer rows take kRowConfigsNormBwd16Long below. rms_norm's
 // backward measured no faster this way and keeps kRowConfigsNormBwd.
 constexpr RowConfig kRowConfigsLnBwd16[3] = {{32, 4, 2, 1}, {0, 1, 2, 2, 512}, {0, 1, 0, 0}};
-// layer_norm's backward for fp32 rows exact for config 1 here (four packs a thread of at
-// most 512 threads) from kLnBwdRegs32MinPacks packs (4096 to 8192 floats in steps of
-// 512): opk_ln_bwd_regs_f32, the
-// exact-row body with the dweight/dbias sums in registers (kRowConfigsNormBwd's fp32
-// kernel sums in shared memory: two arrays of register sums spilled at its 64 registers)
-// and the weight row in shared memory, 128 registers, as Liger-Kernel's kernel holds a
-// row of 8192 floats in 512 threads. Nsight Compute on the H200 (8192x8192): the shared-
-// sum kernel spilled, executed 5.3x Liger's instructions and reached 54 % of DRAM
-// bandwidth against Liger's 81 %.
-// Shorter rows (1024-3584 floats are exact for it too) were not measured and keep
-// kRowConfigsNormBwd.
-constexpr RowConfig kRowConfigsLnBwdRegs32[3] = {{32, 4, 2, 1}, {0, 1, 4, 4, 512}, {0, 1, 0, 0}};
-constexpr int64_t kLnBwdRegs32MinPacks = 1024;
+// Both norm backwards for fp32 rows exact for config 1 here (four packs a thread of at
+// most 512 threads) from kNormBwdRegs32MinPacks packs (4096 to 8192 floats in steps of
+// 512 on NVIDIA, 1024 with 64-wide wavefronts): opk_{ln,rms}_bwd_regs_f32, the exact-row
+// body with the dweight(/dbias) sums in registers and the weight row in shared memory,
+// 128 registers, as Liger-Kernel's layer_norm holds a row of 8192 floats in 512 threads.
+// kRowConfigsNormBwd's fp32 kernels hold two packs at 64 registers: layer_norm's sums in
+// shared memory there (two arrays of register sums spilled), and both spilled anyway.
+// Nsight Compute on the H200 (layer_norm, 8192x8192): the shared-sum kernel executed 5.3x
+// Liger's instructions and reached 54 % of DRAM bandwidth against Liger's 81 %. Library
+// A/B there against the kernels of kRowConfigsNormBwd: layer_norm 32768x4096 0.585 ->
+// 0.401 ms, 8192x8192 0.316 -> 0.217; rms_norm 0.399 -> 0.395, 0.219 -> 0.216
+// (bench/results/2026-11-28-h200/ab-{lnregs,rmsregs}-*). Shorter rows (1024-3584 floats
+// are exact for it too) were not measured and keep kRowConfigsNormBwd.
+constexpr RowConfig kRowConfigsNormBwdRegs32[3] = {{32, 4, 2, 1}, {0, 1, 4, 4, 512}, {0, 1, 0, 0}};
+constexpr int64_t kNormBwdRegs32MinPacks = 1024;
 // Both norm backwards, 2-byte types, for the rows that stream in their own table but fit
 // four packs per thread of a 512-thread block (1025 to 2048 packs: bf16 8193 to 16384
 // elements; rms_norm also for its exact rows from kRmsBwd16ExactMinPacks, below):

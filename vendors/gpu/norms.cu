@@ -412,7 +412,7 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
     const int64_t groups = int64_t(gridDim.x) * (int(blockDim.x) / sp.size);
     // Cached 2-byte rows: both sums in registers (bf16 32768x4096: 0.40 -> 0.60 of copy
     // bandwidth); fp32 rows of kRowConfigsNormBwd hold two packs at 64 registers, and two
-    // arrays of register sums spill there (kRowConfigsLnBwdRegs32 has 128).
+    // arrays of register sums spill there (kRowConfigsNormBwdRegs32 has 128).
     static_assert(!RegSums || cached, "register sums need cached rows");
     using Acc = std::conditional_t<RegSums, ColumnRegs<P, C ? C : 1>, ColumnAcc<P>>;
     Acc dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr,
@@ -482,7 +482,17 @@ OPK_DEV void ln_backward(const NormArgs& a) {
     ln_backward_rows<T, G, C, false>(a, smem);
 }
 
-// layer_norm's fp32 backward of rows exact for kRowConfigsLnBwdRegs32's config 1: the
+// rms_norm's fp32 backward of rows exact for kRowConfigsNormBwdRegs32's config 1: the
+// exact-row body alone, four packs a thread (its sums are in registers in every cached
+// kernel), the weight row from shared memory, 128 registers; the general body without
+// kExactPath (gfx900/906/908).
+template <typename T, int G, int C>
+OPK_DEV void rms_backward_regs(const NormArgs& a) {
+    __shared__ float smem[kReduceSlots];
+    rms_backward_rows<T, G, C, kExactPath<G, C>, false, kNormBwdSharedWeight<G, C>>(a, smem);
+}
+
+// layer_norm's fp32 backward of rows exact for kRowConfigsNormBwdRegs32's config 1: the
 // exact-row body alone, four packs a thread, dweight/dbias sums in registers, the weight
 // row from shared memory, 128 registers (kernel_params.h says why). Without kExactPath
 // (gfx900/906/908) the general body, still with register sums.
@@ -535,7 +545,9 @@ OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, bf16, NormArgs, ln_backward, opk_bf16, kRowC
                         OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNEL_C1_2BYTE(opk_ln_bwd_exact, NormArgs, ln_backward_exact, kRowConfigsLnBwd16,
                         OPK_ROW_RESIDENT_THREADS_WIDE)
-OPK_ROW_KERNEL(opk_ln_bwd_regs_f32, NormArgs, ln_backward_regs, float, kRowConfigsLnBwdRegs32, 1,
+OPK_ROW_KERNEL(opk_ln_bwd_regs_f32, NormArgs, ln_backward_regs, float, kRowConfigsNormBwdRegs32, 1,
+               OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNEL(opk_rms_bwd_regs_f32, NormArgs, rms_backward_regs, float, kRowConfigsNormBwdRegs32, 1,
                OPK_ROW_RESIDENT_THREADS_WIDE)
 // Both backwards, 2-byte rows of 1025 to 2048 packs, and rms_norm's exact rows from 512
 // packs (kRowConfigsNormBwd16Long, kRmsBwd16ExactMinPacks).

@@ -259,8 +259,9 @@ struct RowCache {
 // (bench/experiments/lean_softmax.cu, bench/results/h100-2026-11-24-rows-fwd/).
 // Not where 1024 threads leave 64 VGPRs (gfx900/906/908): the code-object gate saw the
 // two bodies spill there (15-40 VGPRs). The kernels that hold the exact body alone
-// (opk_*_fwd_wide_f32, opk_ln_bwd_exact_*) follow the same switch, so on those targets
-// they are the general body, even where their bounds leave 128 VGPRs (not tried).
+// (opk_*_fwd_wide_f32, opk_*_fwd_fixed_*, opk_ln_bwd_exact_*, opk_softmax_bwd_{exact,wide}_*,
+// opk_{ln,rms}_bwd_regs_f32) follow the same switch, so on those targets they are the
+// general body, even where their bounds leave 128 VGPRs (not tried).
 // G: the whole block (0), or a fixed block of G threads (OPK_FIXED_ROW_KERNELS).
 template <int G, int C>
 constexpr bool kExactPath = kBlockGroup<G> && C > 0 && !OPK_SMALL_VGPR_FILE;
@@ -451,7 +452,8 @@ struct RowGroup {
         body<T, cfgs[i].threads, OPK_ROW_CHUNKS(T, cfgs[i])>(a);                                           \
     }
 // A config-1 kernel whose blocks the host never makes larger than `block` threads (the
-// fp32 wide forwards: kFwdWideMaxBlock = 512). On AMD its bounds say so, with as many
+// fp32 wide forwards: kFwdWideMaxBlock = 512; the softmax backward's 2-byte wide kernels:
+// max_block of kRowConfigsBwdWide16's config 1). On AMD its bounds say so, with as many
 // resident threads: a flat work-group size of 1024 would leave it 128 VGPRs on gfx90a,
 // gfx940 and gfx1030 and 64 on gfx900-908, where the eight cached packs spilled; 512 leaves
 // twice that. nvcc keeps the config's bounds, with which the kernels were measured (two

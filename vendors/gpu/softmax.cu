@@ -139,6 +139,6 @@ OPK_FIXED_ROW_KERNELS(opk_softmax_fwd_fixed, SoftmaxArgs, softmax_forward_exact)
 OPK_ROW_KERNEL_C1_EACH_TYPE(opk_softmax_bwd_exact, SoftmaxArgs, softmax_backward_exact, kRowConfigsBwdExact,
                             OPK_ROW_RESIDENT_THREADS)
 OPK_ROW_KERNEL_AT_MOST(opk_softmax_bwd_wide_f16, SoftmaxArgs, softmax_backward_exact, opk_f16,
-                       kRowConfigsBwdWide16, 1, OPK_ROW_RESIDENT_THREADS, 512)
+                       kRowConfigsBwdWide16, 1, OPK_ROW_RESIDENT_THREADS, opk::max_block(kRowConfigsBwdWide16[1]))
 OPK_ROW_KERNEL_AT_MOST(opk_softmax_bwd_wide_bf16, SoftmaxArgs, softmax_backward_exact, opk_bf16,
-                       kRowConfigsBwdWide16, 1, OPK_ROW_RESIDENT_THREADS, 512)
+                       kRowConfigsBwdWide16, 1, OPK_ROW_RESIDENT_THREADS, opk::max_block(kRowConfigsBwdWide16[1]))

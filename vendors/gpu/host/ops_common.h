@@ -114,7 +114,8 @@ inline bool exact_rows(const RowPlan& p, int64_t n, size_t esize, const opk::Row
 
 // The plan of a row family's exact-body kernel built for `cfgs` (its config 1): rows of
 // at least min_packs packs that are exact for that config (exact_rows). False (and *p
-// untouched) for any other rows. The softmax backward's exact kernels take it.
+// untouched) for any other rows. The softmax backward's exact kernels take it, and
+// wide_forward_plan below.
 inline bool exact_plan(const Device& d, int64_t rows, int64_t n, size_t esize, const opk::RowConfig (&cfgs)[3],
                        std::initializer_list<const opk::RowsView*> views, RowPlan* p, int64_t min_packs = 0) {
     const int64_t pack = int64_t(16 / esize);

@@ -15,9 +15,10 @@ const char* const kLnBwd16Long[2][3] = {{"opk_ln_bwd_f16_c0", "opk_ln_bwd_long_f
                                         {"opk_ln_bwd_bf16_c0", "opk_ln_bwd_long_bf16", "opk_ln_bwd_bf16_c2"}};
 const char* const kRmsBwd16Long[2][3] = {{"opk_rms_bwd_f16_c0", "opk_rms_bwd_long_f16", "opk_rms_bwd_f16_c2"},
                                          {"opk_rms_bwd_bf16_c0", "opk_rms_bwd_long_bf16", "opk_rms_bwd_bf16_c2"}};
-// layer_norm's backward in 2-byte types, rows exact for kRowConfigsLnBwd16's config 1.
-// layer_norm's fp32 backward, rows exact for kRowConfigsLnBwdRegs32's config 1.
+// The fp32 backwards, rows exact for kRowConfigsNormBwdRegs32's config 1.
 const char* const kLnBwdRegs32[3] = {"opk_ln_bwd_f32_c0", "opk_ln_bwd_regs_f32", "opk_ln_bwd_f32_c2"};
+const char* const kRmsBwdRegs32[3] = {"opk_rms_bwd_f32_c0", "opk_rms_bwd_regs_f32", "opk_rms_bwd_f32_c2"};
+// layer_norm's backward in 2-byte types, rows exact for kRowConfigsLnBwd16's config 1.
 const char* const kLnBwd16Exact[2][3] = {{"opk_ln_bwd_f16_c0", "opk_ln_bwd_exact_f16", "opk_ln_bwd_f16_c2"},
                                          {"opk_ln_bwd_bf16_c0", "opk_ln_bwd_exact_bf16", "opk_ln_bwd_bf16_c2"}};
 // fp32 rows exact for kRowConfigsRmsFwdWide's / kRowConfigsFwdWide's config 1 (wide_forward_plan).
@@ -112,13 +113,13 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
                              exact_rows(plan_rows(d, rows, n, es, four, 0), n, es, four, {&a.x, &a.dy, &a.dx});
     const bool long16 =
         rms_exact16 || (es == 2 && !block_caches(own, packs, es) && block_caches(four, packs, es));
-    // layer_norm's fp32 rows of kLnBwdRegs32MinPacks or more exact for four packs a thread
-    // of up to 512 threads: the kernel with register sums (kRowConfigsLnBwdRegs32).
-    const opk::RowConfig(&regs32)[3] = opk::kRowConfigsLnBwdRegs32;
-    const bool ln_regs32 = layer && es == 4 && packs >= opk::kLnBwdRegs32MinPacks &&
-                           exact_rows(plan_rows(d, rows, n, es, regs32, 0), n, es, regs32, {&a.x, &a.dy, &a.dx});
-    const opk::RowConfig(&cfgs)[3] = ln_regs32 ? regs32 : long16 ? four : own;
-    const char* const(&names)[3] = ln_regs32 ? kLnBwdRegs32
+    // fp32 rows of kNormBwdRegs32MinPacks or more exact for four packs a thread of up to
+    // 512 threads: the kernels with register sums (kRowConfigsNormBwdRegs32).
+    const opk::RowConfig(&regs32)[3] = opk::kRowConfigsNormBwdRegs32;
+    const bool exact_regs32 = es == 4 && packs >= opk::kNormBwdRegs32MinPacks &&
+                              exact_rows(plan_rows(d, rows, n, es, regs32, 0), n, es, regs32, {&a.x, &a.dy, &a.dx});
+    const opk::RowConfig(&cfgs)[3] = exact_regs32 ? regs32 : long16 ? four : own;
+    const char* const(&names)[3] = exact_regs32 ? (layer ? kLnBwdRegs32 : kRmsBwdRegs32)
                                    : long16  ? (layer ? kLnBwd16Long : kRmsBwd16Long)[type - 1]
                                    : layer   ? kLnBwd[type]
                                              : kRmsBwd[type];
@@ -127,9 +128,9 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     const size_t weight_shared =
         weight && opk::chunks_for(cfgs[1], int(es)) >= opk::kNormBwdSharedWeightPacks ? padded * es : 0;
     RowPlan p = plan_rows(d, rows, n, es, cfgs, arrays, shared_per_group, weight_shared);
-    // Cached rows of rms_norm, 2-byte ones of layer_norm and ln_regs32's sum in registers
-    // (norms.cu).
-    const bool register_sums = p.config != 2 && (!layer || es == 2 || ln_regs32);
+    // Cached rows of rms_norm, 2-byte ones of layer_norm and exact_regs32's sum in
+    // registers (norms.cu).
+    const bool register_sums = p.config != 2 && (!layer || es == 2 || exact_regs32);
     if (register_sums || p.smem + kStaticSharedReserve > size_t(d.shared_per_block))
         p = plan_rows(d, rows, n, es, cfgs, arrays, 0, weight_shared);
     const size_t sums_shared = p.smem - (p.config == 1 ? weight_shared : 0);
