@@ -5,6 +5,12 @@
 // a device whose ISA the embedded code objects lack is refused by name, and a machine
 // with only such devices is NO_DEVICE.
 //
+// With FAKE_HIP_MEMORY=1 it also has memory (host memory: malloc, memcpy, memset), loads
+// any module, and records every kernel launch (name, grid, block, dynamic shared memory)
+// without running it: the dispatch tests read the records through fake_hip_launch_count
+// and fake_hip_launch to check which kernel and launch shape the host picked for a shape,
+// a decision that the GPU tests' numerical checks cannot see.
+//
 // Every definition uses AMD's prototype from hip_runtime_api.h, so the fake cannot drift
 // from the ABI the vendor was built against; it defines exactly vendors/rocm/hip_api.h's
 // entry points (a missing one would make the vendor report "lacks entry points").
@@ -12,6 +18,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -42,6 +50,21 @@ hipError_t fail(hipError_t e) {
 }
 
 bool valid(int device) { return device >= 0 && device < int(isas().size()); }
+
+bool has_memory() {
+    const char* env = std::getenv("FAKE_HIP_MEMORY");
+    return env && std::strcmp(env, "1") == 0;
+}
+
+struct Launch {
+    const char* name;
+    unsigned grid, block, smem;
+};
+std::mutex g_mu;
+std::deque<std::string> g_names;  // hipFunction_t handles point at these (stable addresses)
+std::vector<Launch> g_launches;
+char g_module;  // the one module handle, and the default stream's stand-in
+char g_stream;
 
 }  // namespace
 
@@ -111,28 +134,59 @@ FAKE_EXPORT hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t at
     }
 }
 
-// Everything that would need a device.
+// Everything that would need a device: hipErrorNotSupported, or with FAKE_HIP_MEMORY=1
+// the host-memory stand-in in the body (FAKE_WITH_MEMORY).
 #define FAKE_UNSUPPORTED(ret, name, params) \
     FAKE_EXPORT ret name params { return fail(hipErrorNotSupported); }
-FAKE_UNSUPPORTED(hipError_t, hipDeviceSynchronize, (void))
-FAKE_UNSUPPORTED(hipError_t, hipModuleLoadData, (hipModule_t*, const void*))
-FAKE_UNSUPPORTED(hipError_t, hipModuleUnload, (hipModule_t))
-FAKE_UNSUPPORTED(hipError_t, hipModuleGetFunction, (hipFunction_t*, hipModule_t, const char*))
-FAKE_UNSUPPORTED(hipError_t, hipModuleLaunchKernel,
-                 (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, hipStream_t,
-                  void**, void**))
-FAKE_UNSUPPORTED(hipError_t, hipMalloc, (void**, size_t))
-FAKE_UNSUPPORTED(hipError_t, hipFree, (void*))
-FAKE_UNSUPPORTED(hipError_t, hipMallocAsync, (void**, size_t, hipStream_t))
-FAKE_UNSUPPORTED(hipError_t, hipFreeAsync, (void*, hipStream_t))
+#define FAKE_WITH_MEMORY(name, params, body)                  \
+    FAKE_EXPORT hipError_t name params {                      \
+        if (!has_memory()) return fail(hipErrorNotSupported); \
+        body return hipSuccess;                               \
+    }
+FAKE_WITH_MEMORY(hipDeviceSynchronize, (void), )
+FAKE_WITH_MEMORY(hipModuleLoadData, (hipModule_t* m, const void*), *m = reinterpret_cast<hipModule_t>(&g_module);)
+FAKE_WITH_MEMORY(hipModuleUnload, (hipModule_t), )
+FAKE_WITH_MEMORY(hipModuleGetFunction, (hipFunction_t* f, hipModule_t, const char* name), {
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_names.emplace_back(name);
+    *f = reinterpret_cast<hipFunction_t>(const_cast<char*>(g_names.back().c_str()));
+})
+FAKE_WITH_MEMORY(hipModuleLaunchKernel,
+                 (hipFunction_t f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned, unsigned smem,
+                  hipStream_t, void**, void**),
+                 {
+                     std::lock_guard<std::mutex> lock(g_mu);
+                     g_launches.push_back({reinterpret_cast<const char*>(f), gx, bx, smem});
+                 })
+FAKE_WITH_MEMORY(hipMalloc, (void** p, size_t bytes), *p = std::calloc(1, bytes ? bytes : 1);)
+FAKE_WITH_MEMORY(hipFree, (void* p), std::free(p);)
+FAKE_WITH_MEMORY(hipMallocAsync, (void** p, size_t bytes, hipStream_t), *p = std::calloc(1, bytes ? bytes : 1);)
+FAKE_WITH_MEMORY(hipFreeAsync, (void* p, hipStream_t), std::free(p);)
 FAKE_UNSUPPORTED(hipError_t, hipMallocFromPoolAsync, (void**, size_t, hipMemPool_t, hipStream_t))
 FAKE_UNSUPPORTED(hipError_t, hipMemPoolCreate, (hipMemPool_t*, const hipMemPoolProps*))
 FAKE_UNSUPPORTED(hipError_t, hipMemPoolDestroy, (hipMemPool_t))
 FAKE_UNSUPPORTED(hipError_t, hipMemPoolSetAttribute, (hipMemPool_t, hipMemPoolAttr, void*))
-FAKE_UNSUPPORTED(hipError_t, hipMemcpyAsync, (void*, const void*, size_t, hipMemcpyKind, hipStream_t))
-FAKE_UNSUPPORTED(hipError_t, hipMemcpyPeerAsync, (void*, int, const void*, int, size_t, hipStream_t))
-FAKE_UNSUPPORTED(hipError_t, hipMemsetD8Async, (hipDeviceptr_t, unsigned char, size_t, hipStream_t))
-FAKE_UNSUPPORTED(hipError_t, hipMemsetD32Async, (hipDeviceptr_t, int, size_t, hipStream_t))
-FAKE_UNSUPPORTED(hipError_t, hipStreamCreateWithFlags, (hipStream_t*, unsigned int))
-FAKE_UNSUPPORTED(hipError_t, hipStreamDestroy, (hipStream_t))
-FAKE_UNSUPPORTED(hipError_t, hipStreamSynchronize, (hipStream_t))
+FAKE_WITH_MEMORY(hipMemcpyAsync, (void* d, const void* s, size_t n, hipMemcpyKind, hipStream_t), std::memmove(d, s, n);)
+FAKE_WITH_MEMORY(hipMemcpyPeerAsync, (void* d, int, const void* s, int, size_t n, hipStream_t), std::memmove(d, s, n);)
+FAKE_WITH_MEMORY(hipMemsetD8Async, (hipDeviceptr_t d, unsigned char v, size_t n, hipStream_t), std::memset(d, v, n);)
+FAKE_WITH_MEMORY(hipMemsetD32Async, (hipDeviceptr_t d, int v, size_t n, hipStream_t), {
+    for (size_t i = 0; i < n; ++i) std::memcpy(static_cast<char*>(d) + 4 * i, &v, 4);
+})
+FAKE_WITH_MEMORY(hipStreamCreateWithFlags, (hipStream_t* s, unsigned int), *s = reinterpret_cast<hipStream_t>(&g_stream);)
+FAKE_WITH_MEMORY(hipStreamDestroy, (hipStream_t), )
+FAKE_WITH_MEMORY(hipStreamSynchronize, (hipStream_t), )
+
+// The recorded launches (FAKE_HIP_MEMORY=1), for the tests: not part of HIP.
+FAKE_EXPORT int fake_hip_launch_count(void) {
+    std::lock_guard<std::mutex> lock(g_mu);
+    return int(g_launches.size());
+}
+FAKE_EXPORT int fake_hip_launch(int i, const char** name, unsigned* grid, unsigned* block, unsigned* smem) {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (i < 0 || i >= int(g_launches.size())) return 0;
+    *name = g_launches[size_t(i)].name;
+    *grid = g_launches[size_t(i)].grid;
+    *block = g_launches[size_t(i)].block;
+    *smem = g_launches[size_t(i)].smem;
+    return 1;
+}

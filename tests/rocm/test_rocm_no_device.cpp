@@ -6,7 +6,13 @@
 //                  naming the ISA and the build's targets;
 //   [mixed]        the fake reporting a supported and an unsupported GPU: READY with
 //                  both counted (device ids stay the runtime's), the unsupported one
-//                  refused by name on use.
+//                  refused by name on use;
+//   [dispatch]     the fake with host memory (FAKE_HIP_MEMORY=1), which records launches
+//                  instead of running them: which kernel, block and grid the shared GPU
+//                  host code (vendors/gpu/host) picks for a shape and layout, e.g. that
+//                  bf16 rows of 4096 take the fixed-group kernel of 128 threads and the
+//                  same rows misaligned the general one. The GPU tests check the numbers
+//                  such kernels give, not that the fast kernel ran.
 // ctest runs each tag in its own process with its own environment (CMakeLists.txt).
 #include "opkit.h"
 
@@ -16,6 +22,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -103,4 +110,143 @@ TEST_CASE("rocm: of a supported and an unsupported GPU, the second is refused by
     const std::string runtime_error = opkit_last_error_message();
     CHECK(runtime_error.find("hipErrorNotSupported") != std::string::npos);
     CHECK(runtime_error.find("gfx1100") == std::string::npos);
+}
+
+namespace {
+
+struct Launch {
+    std::string name;
+    unsigned grid = 0, block = 0, smem = 0;
+};
+
+// The launches the fake runtime (already loaded by the vendor) recorded so far.
+std::vector<Launch> recorded_launches() {
+    void* lib = dlopen("libamdhip64.so", RTLD_NOW | RTLD_NOLOAD);
+    if (!lib) lib = dlopen("libamdhip64.so.5", RTLD_NOW | RTLD_NOLOAD);
+    REQUIRE(lib != nullptr);
+    using CountFn = int (*)();
+    using GetFn = int (*)(int, const char**, unsigned*, unsigned*, unsigned*);
+    const auto count = reinterpret_cast<CountFn>(dlsym(lib, "fake_hip_launch_count"));
+    const auto get = reinterpret_cast<GetFn>(dlsym(lib, "fake_hip_launch"));
+    REQUIRE(count != nullptr);
+    REQUIRE(get != nullptr);
+    std::vector<Launch> out;
+    for (int i = 0; i < count(); ++i) {
+        const char* name = nullptr;
+        Launch l;
+        REQUIRE(get(i, &name, &l.grid, &l.block, &l.smem) == 1);
+        l.name = name;
+        out.push_back(l);
+    }
+    dlclose(lib);
+    return out;
+}
+
+// A row-major tensor on ROCm device 0 (the fake's host memory), byte_offset elements in.
+struct RocmTensor {
+    std::vector<int64_t> shape;
+    void* base = nullptr;
+    opkit_tensor t{};
+    RocmTensor(std::vector<int64_t> s, int bits, uint64_t offset_elements = 0) : shape(std::move(s)) {
+        int64_t n = 1;
+        for (int64_t d : shape) n *= d;
+        const size_t bytes = size_t(n + int64_t(offset_elements)) * size_t(bits / 8);
+        REQUIRE(opkit_malloc(opkit_device{OPKIT_DEVICE_ROCM, 0}, bytes, &base) == OPKIT_OK);
+        const uint8_t code = bits == 32 ? OPKIT_DTYPE_FLOAT : OPKIT_DTYPE_BFLOAT;
+        t = opkit_tensor{base,
+                         {OPKIT_DEVICE_ROCM, 0},
+                         int32_t(shape.size()),
+                         {code, uint8_t(bits), 1},
+                         shape.data(),
+                         nullptr,
+                         offset_elements * uint64_t(bits / 8)};
+    }
+    ~RocmTensor() { opkit_free(opkit_device{OPKIT_DEVICE_ROCM, 0}, base); }
+    RocmTensor(const RocmTensor&) = delete;
+    RocmTensor& operator=(const RocmTensor&) = delete;
+    opkit_tensor* get() { return &t; }
+};
+
+// The first launch a call made (it must make at least one), and how many it made.
+template <class F>
+Launch first_launch_of(F&& call, size_t* made = nullptr) {
+    const size_t before = recorded_launches().size();
+    REQUIRE(call() == OPKIT_OK);
+    const std::vector<Launch> after = recorded_launches();
+    REQUIRE(after.size() > before);
+    if (made) *made = after.size() - before;
+    return after[before];
+}
+
+}  // namespace
+
+TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels for their rows", "[dispatch]") {
+    REQUIRE(rocm_vendor().state == OPKIT_VENDOR_READY);
+    constexpr int kBf16 = 16, kF32 = 32;
+    SECTION("forwards: fixed groups for exact rows, the general kernels otherwise") {
+        RocmTensor x({3, 4096}, kBf16), y({3, 4096}, kBf16), w({4096}, kBf16), rstd({3}, kF32);
+        Launch l = first_launch_of(
+            [&] { return opkit_rms_norm_forward(x.get(), w.get(), 1e-6f, 0.0f, y.get(), rstd.get(), nullptr); });
+        CHECK(l.name == "opk_rms_fwd_fixed_bf16_g128");
+        CHECK(l.block == 128);
+        CHECK(l.grid == 3);
+        // One element in: no row is 16-byte aligned, so no exact kernel.
+        RocmTensor xm({3, 4096}, kBf16, 1), ym({3, 4096}, kBf16, 1);
+        l = first_launch_of(
+            [&] { return opkit_rms_norm_forward(xm.get(), w.get(), 1e-6f, 0.0f, ym.get(), rstd.get(), nullptr); });
+        CHECK(l.name == "opk_rms_fwd_bf16_c1");
+        RocmTensor xs({2, 16384}, kF32), ys({2, 16384}, kF32);
+        l = first_launch_of([&] { return opkit_softmax_forward(xs.get(), ys.get(), nullptr); });
+        CHECK(l.name == "opk_softmax_fwd_fixed_f32_g512");
+        CHECK(l.block == 512);
+        // fp32 rows of 12288: exact for eight packs of 384 threads, no fixed group.
+        RocmTensor xw({2, 12288}, kF32), yw({2, 12288}, kF32);
+        l = first_launch_of([&] { return opkit_softmax_forward(xw.get(), yw.get(), nullptr); });
+        CHECK(l.name == "opk_softmax_fwd_wide_f32");
+        CHECK(l.block == 384);
+        RocmTensor xl({2, 8192}, kBf16), yl({2, 8192}, kBf16), wl({8192}, kBf16), bl({8192}, kBf16);
+        RocmTensor mean({2}, kF32), rs({2}, kF32);
+        l = first_launch_of([&] {
+            return opkit_layer_norm_forward(xl.get(), wl.get(), bl.get(), 1e-5f, yl.get(), mean.get(), rs.get(),
+                                            nullptr);
+        });
+        CHECK(l.name == "opk_ln_fwd_fixed_bf16_g256");
+        CHECK(l.block == 256);
+    }
+    SECTION("softmax backward: the exact and eight-pack kernels") {
+        RocmTensor dy({2, 16384}, kBf16), y({2, 16384}, kBf16), dx({2, 16384}, kBf16);
+        Launch l = first_launch_of([&] { return opkit_softmax_backward(dy.get(), y.get(), dx.get(), nullptr); });
+        CHECK(l.name == "opk_softmax_bwd_wide_bf16");
+        CHECK(l.block == 256);
+        RocmTensor dyf({2, 8192}, kF32), yf({2, 8192}, kF32), dxf({2, 8192}, kF32);
+        l = first_launch_of([&] { return opkit_softmax_backward(dyf.get(), yf.get(), dxf.get(), nullptr); });
+        CHECK(l.name == "opk_softmax_bwd_exact_f32");
+        CHECK(l.block == 512);
+        RocmTensor dym({2, 8192}, kF32, 1), ym({2, 8192}, kF32, 1), dxm({2, 8192}, kF32, 1);
+        l = first_launch_of([&] { return opkit_softmax_backward(dym.get(), ym.get(), dxm.get(), nullptr); });
+        CHECK(l.name == "opk_softmax_bwd_f32_c1");
+    }
+    SECTION("fp32 norm backwards: register sums, then the column sums") {
+        RocmTensor dy({4, 8192}, kF32), x({4, 8192}, kF32), dx({4, 8192}, kF32);
+        RocmTensor w({8192}, kF32), dw({8192}, kF32), db({8192}, kF32), mean({4}, kF32), rstd({4}, kF32);
+        size_t made = 0;
+        Launch l = first_launch_of(
+            [&] {
+                return opkit_layer_norm_backward(dy.get(), x.get(), w.get(), mean.get(), rstd.get(), dx.get(), dw.get(),
+                                                 db.get(), nullptr);
+            },
+            &made);
+        CHECK(l.name == "opk_ln_bwd_regs_f32");
+        CHECK(l.block == 512);
+        CHECK(l.smem == 8192 * 4);  // the weight row's copy only: the sums are in registers
+        CHECK(made == 3);           // and the dweight and dbias column sums
+        RocmTensor dy4({4, 4096}, kF32), x4({4, 4096}, kF32), dx4({4, 4096}, kF32), w4({4096}, kF32);
+        RocmTensor dw4({4096}, kF32);
+        l = first_launch_of([&] {
+            return opkit_rms_norm_backward(dy4.get(), x4.get(), w4.get(), rstd.get(), 0.0f, dx4.get(), dw4.get(),
+                                           nullptr);
+        });
+        CHECK(l.name == "opk_rms_bwd_regs_f32");
+        CHECK(l.block == 256);
+    }
 }
