@@ -105,6 +105,7 @@ opkit_status read_settings(const opkit_init_options* o, Settings* out) {
             s.log_level = parsed;
     }
     s.num_threads = env_int("OPKIT_NUM_THREADS", 0);
+    s.spin_us = env_int("OPKIT_SPIN_US", cpu::kDefaultSpinMicroseconds);
     s.verify = env_share("OPKIT_VERIFY");
     s.validation_memo = env_int("OPKIT_VALIDATION_MEMO", 1) != 0;
     *out = std::move(s);

@@ -2,6 +2,7 @@
 // secure_getenv, so a setuid process ignores it), then the defaults.
 #pragma once
 
+#include "cpu/parallel.h"
 #include "opkit.h"
 
 #include <string>
@@ -17,6 +18,8 @@ struct Settings {
     int32_t log_level = OPKIT_LOG_WARN;        // OPKIT_LOG_LEVEL
     bool log_level_from_options = false;       // opkit_init_options::log_level was given
     int32_t num_threads = 0;                   // OPKIT_NUM_THREADS; 0 = hardware threads
+    int32_t spin_us = cpu::kDefaultSpinMicroseconds;  // OPKIT_SPIN_US: CPU workers' spin
+                                                      // before they sleep (0 = none)
     double verify = 0.0;                       // OPKIT_VERIFY: share of vendor-served calls
                                                // re-run on the CPU and compared (0 = off)
     bool validation_memo = true;               // OPKIT_VALIDATION_MEMO=0 turns it off

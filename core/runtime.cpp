@@ -93,7 +93,7 @@ opkit_status do_init(const opkit_init_options* options) {
     // stays: only an explicit init option replaces it (the environment does not).
     if (rt->settings.log_level_from_options || !log_level_set_by_application())
         set_log_level(rt->settings.log_level);
-    cpu::set_num_threads(rt->settings.num_threads);
+    cpu::set_num_threads(rt->settings.num_threads, rt->settings.spin_us);
     rt->generation = ++g_generation;
     if (rt->settings.verify > 0.0) rt->verify = make_verify_state(rt->settings.verify);
 

@@ -6,7 +6,9 @@
 #       shutdown/init cycles between rounds of concurrent calls, log level and callback
 #       changes while calls log, introspection from many threads, host fallback and
 #       OPKIT_VERIFY under concurrent calls;
-#   tests/test_api_runtime.cpp              its 16-thread first-call race.
+#   tests/test_api_runtime.cpp              its 16-thread first-call race;
+#   tests/test_cpu_parallel.cpp             the CPU pool itself: jobs back to back with its
+#       workers asleep or polling, from several application threads, across a restart.
 # No suppressions are used (tests/concurrency/tsan.supp would hold any, each with its
 # justification; there are none).
 set -euo pipefail
@@ -23,7 +25,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_MODULE_LINKER_FLAGS=-fsanitize=thread \
   -DOPKIT_VENDOR_CUDA=OFF -DOPKIT_BUILD_TOOLS=OFF -DOPKIT_BUILD_EXAMPLES=OFF \
   -DOPKIT_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build "$build" -j"${OPKIT_JOBS:-2}" --target opkit_concurrency_tests opkit_api_tests
+cmake --build "$build" -j"${OPKIT_JOBS:-2}" --target opkit_concurrency_tests opkit_api_tests opkit_unit_tests
 echo "== tsan build: $(($(date +%s) - start)) s"
 
 supp=$PWD/tests/concurrency/tsan.supp
@@ -40,4 +42,5 @@ while IFS= read -r name; do
   [ -z "$name" ] || "$build/bin/opkit_concurrency_tests" "$name" >/dev/null
 done <<<"$names"
 "$build/bin/opkit_api_tests" "16 threads racing the first call - then calling ops concurrently"
+"$build/bin/opkit_unit_tests" "[parallel]"
 echo "== tsan run: $(($(date +%s) - start)) s, no race reported"

@@ -8,8 +8,12 @@
 
 namespace opkit::cpu {
 
-// Sets the worker count (OPKIT_NUM_THREADS; <= 0 = hardware threads). Called at init.
-void set_num_threads(int32_t n);
+// How long an idle worker, and a caller waiting for its workers, spin before they sleep.
+constexpr int32_t kDefaultSpinMicroseconds = 100;
+
+// Sets the worker count (OPKIT_NUM_THREADS; <= 0 = hardware threads) and the spin before
+// sleeping (OPKIT_SPIN_US; 0 = sleep at once). Called at init.
+void set_num_threads(int32_t n, int32_t spin_us = kDefaultSpinMicroseconds);
 int32_t num_threads();
 
 // fn(begin, end) must not throw; kernels report errors by return value before they

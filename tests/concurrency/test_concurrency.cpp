@@ -161,6 +161,11 @@ TEST_CASE("shutdown and init cycles with concurrent calls in between") {
     setenv("OPKIT_NUM_THREADS", "4", 1);  // a pool bigger than this machine, torn down each cycle
     for (int round = 0; round < 12; ++round) {
         opkit_shutdown();  // no call is in flight here (the contract)
+        // Workers that sleep as soon as a job ends, that spin longer than the gaps between
+        // calls, and the default: each way of waking up meets the calls below.
+        const char* spins[] = {"0", "5000", nullptr};
+        if (spins[round % 3]) setenv("OPKIT_SPIN_US", spins[round % 3], 1);
+        else unsetenv("OPKIT_SPIN_US");
         if (round % 3 == 0) {
             const opkit_init_options o = options(kDecliner.c_str());
             REQUIRE(opkit_init(&o) == OPKIT_OK);
@@ -182,6 +187,7 @@ TEST_CASE("shutdown and init cycles with concurrent calls in between") {
         });
     }
     unsetenv("OPKIT_NUM_THREADS");
+    unsetenv("OPKIT_SPIN_US");
     opkit_shutdown();
     opkit_shutdown();  // twice is harmless
     CHECK(failures.load() == 0);
