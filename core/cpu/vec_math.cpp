@@ -9,17 +9,22 @@
 
 namespace opkit::cpu::vec {
 
-// Eight independent partial sums let the compiler keep a full vector of accumulators
-// (a single scalar accumulator would serialize on the add latency), and make the
-// result independent of which clone runs.
-#define OPKIT_REDUCE(init, expr, combine)                               \
-    float acc[8] = {init, init, init, init, init, init, init, init};     \
-    int64_t i = 0;                                                       \
-    for (; i + 8 <= n; i += 8)                                           \
-        for (int k = 0; k < 8; ++k) acc[k] = combine(acc[k], expr(i + k)); \
-    float r = init;                                                      \
-    for (int k = 0; k < 8; ++k) r = combine(r, acc[k]);                  \
-    for (; i < n; ++i) r = combine(r, expr(i));                          \
+// Thirty-two independent partial sums, added in a fixed order: the compiler keeps them in
+// four vectors of eight (AVX2, or AVX-512 at its default 256-bit width), so four
+// additions are in flight where one vector of partial sums would wait on each add's
+// latency (4 cycles for 8 elements: the bound of a reduction over a row already in L1).
+// The order of the additions is fixed by this text, not by the clone, so every clone gives
+// the same result.
+#define OPKIT_REDUCE(init, expr, combine)                                \
+    constexpr int kParts = 32;                                            \
+    float acc[kParts];                                                    \
+    for (int k = 0; k < kParts; ++k) acc[k] = init;                       \
+    int64_t i = 0;                                                        \
+    for (; i + kParts <= n; i += kParts)                                  \
+        for (int k = 0; k < kParts; ++k) acc[k] = combine(acc[k], expr(i + k)); \
+    float r = init;                                                       \
+    for (int k = 0; k < kParts; ++k) r = combine(r, acc[k]);              \
+    for (; i < n; ++i) r = combine(r, expr(i));                           \
     return r
 
 #define OPKIT_ADD(a, b) ((a) + (b))
@@ -174,7 +179,7 @@ __attribute__((always_inline)) inline float exp_sum_row(const T* x, float shift,
 OPKIT_CLONES_WIDE float exp_sum(const float* x, float shift, int64_t n) { return exp_sum_row(x, shift, n); }
 OPKIT_CLONES_WIDE float exp_sum_bf16(const uint16_t* x, float shift, int64_t n) { return exp_sum_row(x, shift, n); }
 
-OPKIT_CLONES float sum_bf16(const uint16_t* x, int64_t n) {
+OPKIT_CLONES_WIDE float sum_bf16(const uint16_t* x, int64_t n) {
 #define E(j) bf16_to_f32(x[j])
     OPKIT_REDUCE(0.0f, E, OPKIT_ADD);
 #undef E
@@ -182,8 +187,9 @@ OPKIT_CLONES float sum_bf16(const uint16_t* x, int64_t n) {
 
 // LayerNorm's bf16 row passes, read from the bf16 row itself (no fp32 copy, no pass that
 // only converts or shifts): the same arithmetic as shift_scale, sum_squares and
-// scale_mul_add on a widened copy, so the same results.
-OPKIT_CLONES float centered_sum_squares_bf16(const uint16_t* x, float mu, int64_t n) {
+// scale_mul_add on a widened copy, so the same results. With sum_bf16 they have the
+// AVX-512 clone (simd.h).
+OPKIT_CLONES_WIDE float centered_sum_squares_bf16(const uint16_t* x, float mu, int64_t n) {
 #define E(j) ((bf16_to_f32(x[j]) - mu) * (bf16_to_f32(x[j]) - mu))
     OPKIT_REDUCE(0.0f, E, OPKIT_ADD);
 #undef E
@@ -192,7 +198,7 @@ OPKIT_CLONES float centered_sum_squares_bf16(const uint16_t* x, float mu, int64_
 // A plain loop, not stack blocks: GCC stored a 16-element block through the stack and
 // general registers (a store-forwarding stall on every block; 22 % of the op's time in
 // perf). y may still alias x: GCC's run-time alias check then takes its scalar loop.
-OPKIT_CLONES void normalize_bf16(const uint16_t* x, float mu, float s, const float* w, const float* b, uint16_t* y,
+OPKIT_CLONES_WIDE void normalize_bf16(const uint16_t* x, float mu, float s, const float* w, const float* b, uint16_t* y,
                                  int64_t n) {
     for (int64_t i = 0; i < n; ++i) y[i] = f32_to_bf16((bf16_to_f32(x[i]) - mu) * s * w[i] + b[i]);
 }
