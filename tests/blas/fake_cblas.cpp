@@ -2,12 +2,20 @@
 // and cblas_sbgemm (which Debian's OpenBLAS is built without) computed plainly in double,
 // each counting its calls (fake_cblas_calls), so a test can prove which path the vendor
 // took. It identifies as no known library, as a named library may.
+//
+// It also stands in for oneDNN, loaded through OPKIT_ONEDNN_LIBRARY: dnnl_version and
+// dnnl_gemm_bf16bf16f32 (row-major, 'N' / 'T', 64-bit sizes), which misbehaves as
+// $FAKE_ONEDNN says, read at each call: "unimplemented" (every call returns
+// dnnl_unimplemented, as oneDNN does for bf16 on CPUs without AVX-512), "wrong" (every
+// result off by one), "fail-after=N" (N calls succeed, then each scribbles over C and
+// returns dnnl_out_of_memory).
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 namespace {
 
-int g_sgemm = 0, g_sbgemm = 0;
+int g_sgemm = 0, g_sbgemm = 0, g_dnnl = 0;
 
 float bf16_value(uint16_t h) {
     const uint32_t u = uint32_t(h) << 16;
@@ -18,12 +26,12 @@ float bf16_value(uint16_t h) {
 
 // Row-major only (all the vendor uses); 112 = CblasTrans.
 template <class T, class Load>
-void gemm(int ta, int tb, int m, int n, int k, float alpha, const T* a, int lda, const T* b, int ldb,
-          float beta, float* c, int ldc, Load load) {
-    for (int i = 0; i < m; ++i)
-        for (int j = 0; j < n; ++j) {
+void gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha, const T* a, int64_t lda, const T* b,
+          int64_t ldb, float beta, float* c, int64_t ldc, Load load) {
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
             double s = 0;
-            for (int p = 0; p < k; ++p) {
+            for (int64_t p = 0; p < k; ++p) {
                 const double av = load(ta == 112 ? a[p * lda + i] : a[i * lda + p]);
                 const double bv = load(tb == 112 ? b[j * ldb + p] : b[p * ldb + j]);
                 s += av * bv;
@@ -51,7 +59,39 @@ extern "C" __attribute__((visibility("default"))) void cblas_sbgemm(int, int ta,
     gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, [](uint16_t v) { return double(bf16_value(v)); });
 }
 
-// Calls of "sgemm" or "sbgemm" since the library was loaded.
+struct DnnlVersion {  // dnnl_version_t
+    int major, minor, patch;
+    const char* hash;
+    unsigned cpu_runtime, gpu_runtime;
+};
+
+extern "C" __attribute__((visibility("default"))) const DnnlVersion* dnnl_version() {
+    static const DnnlVersion v = {9, 9, 9, "fake", 1 /* sequential: no OpenMP */, 0};
+    return &v;
+}
+
+extern "C" __attribute__((visibility("default"))) int dnnl_gemm_bf16bf16f32(
+    char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a, int64_t lda,
+    const uint16_t* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+    ++g_dnnl;
+    const char* mode = getenv("FAKE_ONEDNN");
+    mode = mode ? mode : "";
+    if (std::strcmp(mode, "unimplemented") == 0) return 5;  // dnnl_unimplemented
+    if (std::strncmp(mode, "fail-after=", 11) == 0 && g_dnnl > atoi(mode + 11)) {
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = 12345.0f;
+        return 1;  // dnnl_out_of_memory
+    }
+    gemm(ta == 'T' ? 112 : 111, tb == 'T' ? 112 : 111, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+         [](uint16_t v) { return double(bf16_value(v)); });
+    if (std::strcmp(mode, "wrong") == 0)
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) c[i * ldc + j] += 1.0f;
+    return 0;
+}
+
+// Calls of "sgemm", "sbgemm" or "dnnl" since the library was loaded.
 extern "C" __attribute__((visibility("default"))) int fake_cblas_calls(const char* which) {
+    if (std::strcmp(which, "dnnl") == 0) return g_dnnl;
     return std::strcmp(which, "sbgemm") == 0 ? g_sbgemm : g_sgemm;
 }

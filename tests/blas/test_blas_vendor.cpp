@@ -348,6 +348,7 @@ TEST_CASE("with no CBLAS to load the vendor is NO_DEVICE, says why, and the defa
 
 TEST_CASE("a library named in OPKIT_BLAS_LIBRARY is used even unidentified, and bf16 goes to its cblas_sbgemm") {
     setenv("OPKIT_BLAS_LIBRARY", OPKIT_FAKE_CBLAS, 1);
+    setenv("OPKIT_ONEDNN_LIBRARY", "", 1);  // no oneDNN: bf16 takes the CBLAS's own bf16 GEMM
     // our own handle keeps the library (and its counters) loaded across opkit_shutdown
     void* fake = dlopen(OPKIT_FAKE_CBLAS, RTLD_NOW | RTLD_LOCAL);
     REQUIRE(fake);
@@ -370,6 +371,122 @@ TEST_CASE("a library named in OPKIT_BLAS_LIBRARY is used even unidentified, and 
     CHECK(calls("sgemm") - sgemm0 == 2);
     dlclose(fake);
     unsetenv("OPKIT_BLAS_LIBRARY");
+    unsetenv("OPKIT_ONEDNN_LIBRARY");
+}
+
+namespace {
+
+// The stand-in CBLAS, also named as oneDNN, kept loaded by our own handle so that its
+// call counters run on across opkit_shutdown.
+struct FakeLibraries {
+    FakeLibraries() {
+        setenv("OPKIT_BLAS_LIBRARY", OPKIT_FAKE_CBLAS, 1);
+        setenv("OPKIT_ONEDNN_LIBRARY", OPKIT_FAKE_CBLAS, 1);
+        handle = dlopen(OPKIT_FAKE_CBLAS, RTLD_NOW | RTLD_LOCAL);
+        REQUIRE(handle);
+        counter = reinterpret_cast<int (*)(const char*)>(dlsym(handle, "fake_cblas_calls"));
+        REQUIRE(counter);
+    }
+    ~FakeLibraries() {
+        dlclose(handle);
+        unsetenv("OPKIT_BLAS_LIBRARY");
+        unsetenv("OPKIT_ONEDNN_LIBRARY");
+        unsetenv("FAKE_ONEDNN");
+    }
+    int calls(const char* which) const { return counter(which); }
+    void* handle = nullptr;
+    int (*counter)(const char*) = nullptr;
+};
+
+}  // namespace
+
+TEST_CASE("bf16 goes to oneDNN's GEMM where it loads, a block of rows a call") {
+    FakeLibraries fake;
+    {
+        Session s(true);
+        const VendorState v = s.blas();
+        REQUIRE(v.state == OPKIT_VENDOR_READY);
+        CHECK(v.version.find("oneDNN 9.9.9") != std::string::npos);
+        CHECK(v.detail.find("bf16 through oneDNN 9.9.9") != std::string::npos);
+    }
+    const int dnnl0 = fake.calls("dnnl"), sbgemm0 = fake.calls("sbgemm"), sgemm0 = fake.calls("sgemm");
+    // Each Session's init checks the library with one 2x2x2 product, then one call per row
+    // block: one, two (batches), and two blocks of rows (K + N = 16392 floats: 256 + 4 rows).
+    check_case(DT::bf16, {1, 1, 1, 9, 7, 11, false, true, 1.0f, 0.5f, 1});
+    check_case(DT::bf16, {2, 2, 1, 5, 6, 3, true, false, 1.0f, 0.0f, 0});
+    check_case(DT::bf16, {1, 1, 1, 260, 16380, 12, true, false, 1.0f, 0.5f, 0});
+    CHECK(fake.calls("dnnl") - dnnl0 == (1 + 1) + (1 + 2) + (1 + 2));
+    CHECK(fake.calls("sbgemm") == sbgemm0);
+    CHECK(fake.calls("sgemm") == sgemm0);
+    // f16 has no oneDNN path (widened to fp32, sgemm); f32 is sgemm's
+    check_case(DT::f16, {1, 1, 1, 9, 7, 11, false, false, 1.0f, 0.0f, 0});
+    check_case(DT::f32, {1, 1, 1, 9, 7, 11, true, true, 1.0f, 0.0f, 0});
+    CHECK(fake.calls("sgemm") - sgemm0 == 2);
+    CHECK(fake.calls("dnnl") - dnnl0 == 8 + 2);  // only the two inits' checks
+}
+
+TEST_CASE("a oneDNN call that fails leaves its block to the fp32 path, from c's own values") {
+    FakeLibraries fake;
+    // init's check and the first row block succeed; the second block's call scribbles over
+    // its fp32 block and fails: that block is computed widened, with beta 0.5 on c's values.
+    const std::string mode = "fail-after=" + std::to_string(fake.calls("dnnl") + 2);
+    setenv("FAKE_ONEDNN", mode.c_str(), 1);
+    const int dnnl0 = fake.calls("dnnl"), sgemm0 = fake.calls("sgemm");
+    check_case(DT::bf16, {1, 1, 1, 260, 16380, 12, false, true, 1.0f, 0.5f, 0});
+    CHECK(fake.calls("dnnl") - dnnl0 == 3);
+    CHECK(fake.calls("sgemm") - sgemm0 == 1);
+}
+
+TEST_CASE("a oneDNN that declines bf16 or multiplies wrongly is not used, and the detail says why") {
+    FakeLibraries fake;
+    struct Mode {
+        const char* value;
+        const char* why;
+    };
+    for (const Mode m : {Mode{"unimplemented", "declines bf16 GEMM on this CPU (dnnl_status 5)"},
+                         Mode{"wrong", "returned wrong numbers for a 2x2x2 bf16 product"}}) {
+        setenv("FAKE_ONEDNN", m.value, 1);
+        {
+            Session s(true);
+            const VendorState v = s.blas();
+            REQUIRE(v.state == OPKIT_VENDOR_READY);  // the CBLAS still serves
+            INFO(v.detail);
+            CHECK(v.detail.find(m.why) != std::string::npos);
+            CHECK(v.version.find("oneDNN") == std::string::npos);
+        }
+        const int dnnl0 = fake.calls("dnnl"), sbgemm0 = fake.calls("sbgemm");
+        check_case(DT::bf16, {1, 1, 1, 9, 7, 11, true, true, 1.0f, 0.0f, 0});
+        CHECK(fake.calls("sbgemm") - sbgemm0 == 1);  // the stand-in CBLAS's own bf16 GEMM
+        CHECK(fake.calls("dnnl") - dnnl0 == 1);      // the init's check only
+    }
+}
+
+TEST_CASE("bf16 through the system's oneDNN (libdnnl) matches float64, every layout") {
+    unsetenv("OPKIT_BLAS_LIBRARY");
+    unsetenv("OPKIT_ONEDNN_LIBRARY");
+    unsetenv("OMP_NUM_THREADS");
+    setenv("OPKIT_NUM_THREADS", "1", 1);
+    {
+        Session s(true);
+        require_cblas(s);
+        const VendorState v = s.blas();
+        if (v.detail.find("bf16 through oneDNN") == std::string::npos) {
+            std::printf("SKIP: no oneDNN for bf16 here: %s\n", v.detail.c_str());
+            std::fflush(stdout);
+            std::_Exit(77);
+        }
+        INFO(v.detail);
+        CHECK(v.detail.find("on 1 OpenMP thread(s)") != std::string::npos);
+    }
+    unsetenv("OPKIT_NUM_THREADS");
+    for (const Case& k : kShapes) check_case(DT::bf16, k);
+    const Case layouts[] = {
+        {1, 1, 1, 33, 17, 65, true, true, 1.0f, 0.5f, 2},      // padded rows, both transposed
+        {3, 3, 1, 9, 11, 13, true, false, 0.75f, 1.0f, 1},     // batched, b broadcast
+        {3, 1, 3, 6, 10, 7, false, true, 2.0f, 0.0f, 0},       // a broadcast
+        {1, 1, 1, 260, 16380, 12, true, false, 1.0f, 0.5f, 0}, // two blocks of rows
+    };
+    for (const Case& k : layouts) check_case(DT::bf16, k);
 }
 
 TEST_CASE("the reference BLAS runs when named explicitly, and conforms") {

@@ -1,5 +1,7 @@
 #include "cblas_library.h"
 
+#include "library_list.h"
+
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -23,21 +25,12 @@ std::vector<Candidate> default_order() {
             {"libmkl_rt.so", false},     {"libcblas.so.3", true}, {"libblas.so.3", true}};
 }
 
-// $OPKIT_BLAS_LIBRARY replaces the order; secure_getenv, so that a setuid program cannot
-// be made to load a library of the caller's choosing.
+// $OPKIT_BLAS_LIBRARY replaces the order (library_list.h).
 bool order_from_env(std::vector<Candidate>* out) {
-    const char* v = secure_getenv("OPKIT_BLAS_LIBRARY");
-    if (!v) return false;
+    std::vector<std::string> names;
+    if (!library_list_from_env("OPKIT_BLAS_LIBRARY", &names)) return false;
     out->clear();
-    std::string s = v;
-    size_t start = 0;
-    while (start <= s.size()) {
-        const size_t end = s.find(':', start);
-        const std::string part = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
-        if (!part.empty()) out->push_back({part, false});
-        if (end == std::string::npos) break;
-        start = end + 1;
-    }
+    for (const std::string& n : names) out->push_back({n, false});
     return true;
 }
 

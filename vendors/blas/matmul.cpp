@@ -2,13 +2,13 @@
 //
 // f32 calls go straight to cblas_sgemm, one call per batch (or one for the whole batch
 // when a stacked [batch*M, K] x [K, N] is the same product, the linear layer's case).
-// bf16 goes to cblas_sbgemm where the library has it (fp32 C block, rounded back);
-// otherwise bf16 and f16 are widened to fp32 by blocks of rows, multiplied by sgemm and
-// rounded back once. Declined (OPKIT_ERROR_UNSUPPORTED, nothing written), for the CPU
-// default to serve: alpha == 0 (BLAS skips op(a)*op(b), so a NaN there would not
-// propagate as the default's does), sizes past CBLAS's 32-bit int, and f32 operands
-// whose rows BLAS cannot address in place (a stride smaller than the row, e.g. a
-// broadcast row of stride 0).
+// bf16 goes to oneDNN's bf16 GEMM where libdnnl is installed, else to cblas_sbgemm where
+// the library has it (fp32 C block, rounded back); otherwise bf16 and f16 are widened to
+// fp32 by blocks of rows, multiplied by sgemm and rounded back once. Declined
+// (OPKIT_ERROR_UNSUPPORTED, nothing written), for the CPU default to serve: alpha == 0
+// (BLAS skips op(a)*op(b), so a NaN there would not propagate as the default's does),
+// sizes past CBLAS's 32-bit int, and f32 operands whose rows BLAS cannot address in
+// place (a stride smaller than the row, e.g. a broadcast row of stride 0).
 #include "errors.h"
 #include "op_spec.hpp"
 #include "half_convert.h"
@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <climits>
+#include <memory>
 #include <vector>
 
 namespace opkit_blas {
@@ -77,49 +78,99 @@ void load_c_block(Half h, const Problem& p, int64_t batch, int64_t i0, int64_t r
     if (p.beta != 0.0f) widen_block(h, p.c.batch(batch), p.c.ld(), i0, rows, 0, p.N, out);
 }
 
-// bf16 through the library's own cblas_sbgemm: op(a)'s block is addressed in place
-// (rows of a, or columns of a transposed a), only c goes through fp32.
-void sbgemm_bf16(const Cblas& lib, const Problem& p) {
-    const int ta = p.trans_a ? kTrans : kNoTrans, tb = p.trans_b ? kTrans : kNoTrans;
-    const int64_t mb = block_rows(p);
-    std::vector<float> cblock(size_t(mb * p.N));
-    for (int64_t batch = 0; batch < p.batches; ++batch) {
-        const uint16_t* a = reinterpret_cast<const uint16_t*>(p.a.batch(batch));
-        const uint16_t* b = reinterpret_cast<const uint16_t*>(p.b.batch(batch));
-        for (int64_t i0 = 0; i0 < p.M; i0 += mb) {
-            const int64_t rows = std::min(mb, p.M - i0);
-            load_c_block(Half::bf16, p, batch, i0, rows, cblock.data());
-            const uint16_t* ablock = p.trans_a ? a + i0 : a + i0 * p.a.ld();
-            lib.sbgemm(kRowMajor, ta, tb, int(rows), int(p.N), int(p.K), p.alpha, ablock, int(p.a.ld()), b,
-                       int(p.b.ld()), p.beta, cblock.data(), int(p.N));
-            narrow_block(Half::bf16, cblock.data(), rows, p.N, p.c.batch(batch), p.c.ld(), i0);
+// bf16/f16 widened to fp32 and multiplied by sgemm, a block of op(a)'s rows at a time: b
+// widened once per batch (once in all when it broadcasts), a by blocks.
+class WidenedGemm {
+public:
+    WidenedGemm(const Cblas& lib, Half h, const Problem& p, int64_t mb)
+        : lib_(lib), h_(h), p_(p), bw_(size_t(std::max<int64_t>(1, p.b.rows * p.b.cols))),
+          ablock_(size_t(std::max<int64_t>(1, mb * p.K))) {}
+
+    // c's fp32 block (holding c's values where beta != 0) += op(a)'s rows times op(b).
+    void block(int64_t batch, int64_t i0, int64_t rows, float* cblock) {
+        const int64_t b_batch = p_.b.batches == 1 ? 0 : batch;
+        if (b_batch != widened_b_) {
+            widen_block(h_, p_.b.batch(b_batch), p_.b.ld(), 0, p_.b.rows, 0, p_.b.cols, bw_.data());
+            widened_b_ = b_batch;
         }
+        // op(a)'s rows [i0, i0 + rows): stored rows of a, or stored columns of a^T
+        if (p_.trans_a)
+            widen_block(h_, p_.a.batch(batch), p_.a.ld(), 0, p_.K, i0, rows, ablock_.data());
+        else
+            widen_block(h_, p_.a.batch(batch), p_.a.ld(), i0, rows, 0, p_.K, ablock_.data());
+        const int64_t lda = p_.trans_a ? rows : p_.K;
+        lib_.sgemm(kRowMajor, p_.trans_a ? kTrans : kNoTrans, p_.trans_b ? kTrans : kNoTrans, int(rows), int(p_.N),
+                   int(p_.K), p_.alpha, ablock_.data(), int(std::max<int64_t>(1, lda)), bw_.data(),
+                   int(std::max<int64_t>(1, p_.b.cols)), p_.beta, cblock, int(p_.N));
     }
+
+private:
+    const Cblas& lib_;
+    const Half h_;
+    const Problem& p_;
+    std::vector<float> bw_, ablock_;
+    int64_t widened_b_ = -1;
+};
+
+// The fp32 block of c, kept by the calling thread from call to call (at most block_rows'
+// budget, 16 MiB): allocated afresh, its zero fill and first-touch page faults cost 0.8 ms
+// of a 3.9 ms bf16 1024^3 product through oneDNN on one core.
+float* c_scratch(size_t floats) {
+    thread_local std::vector<float> buffer;
+    if (buffer.size() < floats) buffer.resize(floats);
+    return buffer.data();
 }
 
-// bf16/f16 widened to fp32: b whole (once when it broadcasts), a and c by blocks of rows.
-void sgemm_widened(const Cblas& lib, Half h, const Problem& p) {
-    const int ta = p.trans_a ? kTrans : kNoTrans, tb = p.trans_b ? kTrans : kNoTrans;
+// The 16-bit paths: c by blocks of rows through fp32, rounded back once. Each block goes
+// to native(batch, i0, rows, cblock), a library's own 16-bit GEMM on a and b in place,
+// which returns false where it has none or fails; that block is then widened instead
+// (from c's values again: a failed call may have written the block).
+template <class Native>
+void half_gemm(const Cblas& lib, Half h, const Problem& p, Native&& native) {
     const int64_t mb = block_rows(p);
-    std::vector<float> bw(size_t(std::max<int64_t>(1, p.b.rows * p.b.cols)));
-    std::vector<float> ablock(size_t(std::max<int64_t>(1, mb * p.K))), cblock(size_t(mb * p.N));
-    for (int64_t batch = 0; batch < p.batches; ++batch) {
-        if (batch == 0 || p.b.batches != 1)
-            widen_block(h, p.b.batch(batch), p.b.ld(), 0, p.b.rows, 0, p.b.cols, bw.data());
+    float* const cblock = c_scratch(size_t(mb * p.N));
+    std::unique_ptr<WidenedGemm> widened;  // made at the first block that needs it
+    for (int64_t batch = 0; batch < p.batches; ++batch)
         for (int64_t i0 = 0; i0 < p.M; i0 += mb) {
             const int64_t rows = std::min(mb, p.M - i0);
-            // op(a)'s rows [i0, i0 + rows): stored rows of a, or stored columns of a^T
-            if (p.trans_a)
-                widen_block(h, p.a.batch(batch), p.a.ld(), 0, p.K, i0, rows, ablock.data());
-            else
-                widen_block(h, p.a.batch(batch), p.a.ld(), i0, rows, 0, p.K, ablock.data());
-            load_c_block(h, p, batch, i0, rows, cblock.data());
-            const int64_t lda = p.trans_a ? rows : p.K;
-            lib.sgemm(kRowMajor, ta, tb, int(rows), int(p.N), int(p.K), p.alpha, ablock.data(),
-                      int(std::max<int64_t>(1, lda)), bw.data(), int(std::max<int64_t>(1, p.b.cols)), p.beta,
-                      cblock.data(), int(p.N));
-            narrow_block(h, cblock.data(), rows, p.N, p.c.batch(batch), p.c.ld(), i0);
+            load_c_block(h, p, batch, i0, rows, cblock);
+            if (!native(batch, i0, rows, cblock)) {
+                load_c_block(h, p, batch, i0, rows, cblock);
+                if (!widened) widened = std::make_unique<WidenedGemm>(lib, h, p, mb);
+                widened->block(batch, i0, rows, cblock);
+            }
+            narrow_block(h, cblock, rows, p.N, p.c.batch(batch), p.c.ld(), i0);
         }
+}
+
+// op(a)'s rows [i0, ...) of a batch, addressed in place: rows of a, or columns of a^T.
+const uint16_t* a_rows(const Problem& p, int64_t batch, int64_t i0) {
+    const uint16_t* a = reinterpret_cast<const uint16_t*>(p.a.batch(batch));
+    return p.trans_a ? a + i0 : a + i0 * p.a.ld();
+}
+
+const uint16_t* b_of(const Problem& p, int64_t batch) {
+    return reinterpret_cast<const uint16_t*>(p.b.batch(batch));
+}
+
+// bf16 through oneDNN (AMX / AVX512-BF16 kernels where the CPU has them), else the CBLAS's
+// cblas_sbgemm, else widened; f16 widened (neither library of Debian 12 has an f16 GEMM).
+void gemm_16bit(const Cblas& lib, const OneDnn* onednn, Half h, const Problem& p) {
+    const bool in_place = p.a.blas_addressable() && p.b.blas_addressable();
+    if (h == Half::bf16 && in_place && onednn) {
+        half_gemm(lib, h, p, [&](int64_t batch, int64_t i0, int64_t rows, float* cblock) {
+            return onednn_gemm_bf16(*onednn, p.trans_a, p.trans_b, rows, p.N, p.K, p.alpha, a_rows(p, batch, i0),
+                                    p.a.ld(), b_of(p, batch), p.b.ld(), p.beta, cblock, p.N) == 0;
+        });
+    } else if (h == Half::bf16 && in_place && lib.sbgemm) {
+        half_gemm(lib, h, p, [&](int64_t batch, int64_t i0, int64_t rows, float* cblock) {
+            lib.sbgemm(kRowMajor, p.trans_a ? kTrans : kNoTrans, p.trans_b ? kTrans : kNoTrans, int(rows), int(p.N),
+                       int(p.K), p.alpha, a_rows(p, batch, i0), int(p.a.ld()), b_of(p, batch), int(p.b.ld()), p.beta,
+                       cblock, int(p.N));
+            return true;
+        });
+    } else {
+        half_gemm(lib, h, p, [](int64_t, int64_t, int64_t, float*) { return false; });
     }
 }
 
@@ -156,11 +207,7 @@ opkit_status matmul(const opkit::args::matmul& call) {
             sgemm_f32(*lib, p);
             return OPKIT_OK;
         }
-        const bool bf16 = a->dtype.code == OPKIT_DTYPE_BFLOAT;
-        if (bf16 && lib->sbgemm && p.a.blas_addressable() && p.b.blas_addressable())
-            sbgemm_bf16(*lib, p);
-        else
-            sgemm_widened(*lib, bf16 ? Half::bf16 : Half::f16, p);
+        gemm_16bit(*lib, loaded_onednn(), a->dtype.code == OPKIT_DTYPE_BFLOAT ? Half::bf16 : Half::f16, p);
         return OPKIT_OK;
     });
 }

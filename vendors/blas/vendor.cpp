@@ -1,7 +1,8 @@
 // The vendor's identity and lifetime: opkit_vendor_init / _shutdown / _last_error.
 //
 // init is cheap, as the vendor ABI asks: find and dlopen a CBLAS, identify it and apply
-// the thread policy (cblas_library.h). No CBLAS is NO_DEVICE with the list of what was
+// the thread policy (cblas_library.h), and beside it oneDNN for bf16 where installed
+// (onednn_library.h: one 2x2x2 product checks it). No CBLAS is NO_DEVICE with the list of what was
 // tried, never an error. The vendor serves OPKIT_DEVICE_CPU, one device, and only matmul:
 // every other op keeps the built-in default.
 #include "cblas_library.h"
@@ -22,6 +23,8 @@ using namespace opkit_blas;
 // Set by init, cleared by shutdown; libopkit calls ops only between the two.
 Cblas g_lib;
 bool g_loaded = false;
+OneDnn g_onednn;  // loaded only beside a CBLAS (bf16 falls back to it block by block)
+bool g_onednn_loaded = false;
 // Strings handed to libopkit in the desc: valid until opkit_vendor_shutdown.
 std::string g_version;
 std::string g_detail;
@@ -29,6 +32,7 @@ std::string g_detail;
 }  // namespace
 
 const Cblas* opkit_blas::loaded_library() { return g_loaded ? &g_lib : nullptr; }
+const OneDnn* opkit_blas::loaded_onednn() { return g_onednn_loaded ? &g_onednn : nullptr; }
 
 extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_init(const opkit_vendor_host* host,
                                                               opkit_vendor_desc* desc) {
@@ -39,13 +43,24 @@ extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_init(const opkit_vendor
         g_version = OPKIT_BLAS_VENDOR_VERSION;
         g_detail.clear();
         if (g_loaded) unload_cblas(&g_lib);  // init again without shutdown: start over
+        if (g_onednn_loaded) unload_onednn(&g_onednn);
+        g_onednn_loaded = false;
         g_loaded = load_cblas(&g_lib, &g_detail);
         if (g_loaded) {
             const std::string threads = apply_thread_policy(g_lib);
             const int n = library_threads(g_lib);
+            std::string no_onednn;
+            g_onednn_loaded = load_onednn(&g_onednn, &no_onednn);
             g_version += std::string(" (") + g_lib.description + ")";
+            if (g_onednn_loaded) g_version += " (" + g_onednn.description + ", bf16)";
             g_detail = "matmul through " + std::string(family_name(g_lib.family)) + "; " + threads;
             if (n > 0) g_detail += "; the library reports " + std::to_string(n) + " thread(s)";
+            if (g_onednn_loaded)
+                g_detail += "; bf16 through " + g_onednn.description +
+                            (g_onednn.threads > 0 ? " on " + std::to_string(g_onednn.threads) + " OpenMP thread(s)"
+                                                  : std::string(""));
+            else
+                g_detail += "; " + no_onednn;
             if (host && host->log) host->log(OPKIT_LOG_INFO, ("loaded " + g_lib.description).c_str());
             if (!g_lib.warning.empty()) {
                 g_detail += "; " + g_lib.warning;
@@ -61,6 +76,8 @@ extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_init(const opkit_vendor
 
 extern "C" OPKIT_VENDOR_EXPORT void opkit_vendor_shutdown(void) {
     guarded("opkit_vendor_shutdown", []() -> opkit_status {
+        if (g_onednn_loaded) unload_onednn(&g_onednn);
+        g_onednn_loaded = false;
         if (g_loaded) unload_cblas(&g_lib);
         g_loaded = false;
         return OPKIT_OK;
