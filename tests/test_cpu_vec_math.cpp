@@ -1,9 +1,11 @@
-// The CPU defaults' vectorized exp and erfc (core/cpu/vec_exp.h), through the library's
-// own clone-compiled loops (so the code measured is the code that runs), against double
-// precision over dense sweeps and the edge cases: every result within the bounds
-// vec_exp.h promises.
+// The CPU defaults' vectorized exp and erfc (core/cpu/vec_exp.h) against double precision
+// over dense sweeps and the edge cases: every result within the bounds vec_exp.h promises.
+// exp_nonpositive is measured through the library's own clone-compiled loops (so the code
+// measured is the code that runs: softmax's exp_shifted, log-sum-exp's exp_sum); exp_fast,
+// whose loops (SiLU, GELU) mix it with other arithmetic, from the header in this file.
 #include "cpu/convert.h"
 #include "cpu/vec_act.h"
+#include "cpu/vec_exp.h"
 #include "cpu/vec_math.h"
 
 #include <catch2/catch.hpp>
@@ -25,11 +27,66 @@ std::vector<float> sweep(double lo, double hi, double step) {
 
 std::vector<float> exp_of(const std::vector<float>& x) {
     std::vector<float> y(x.size());
+    for (size_t i = 0; i < x.size(); ++i) y[i] = opkit::cpu::vec::exp_fast(x[i]);
+    return y;
+}
+
+// exp_nonpositive through softmax's loop: exp(x - 0), x <= 0.
+std::vector<float> exp_shifted_of(const std::vector<float>& x) {
+    std::vector<float> y(x.size());
     opkit::cpu::vec::exp_shifted(x.data(), 0.0f, y.data(), int64_t(x.size()));
     return y;
 }
 
 }  // namespace
+
+TEST_CASE("the max-shifted exp loops are within 1.5 ulp of exp over [-87.3, 0], zero below 2^-126") {
+    const std::vector<float> x = sweep(-90.0, 0.0, 0.00013);
+    const std::vector<float> y = exp_shifted_of(x);
+    double worst = 0.0;
+    double sum = 0.0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        const double ref = std::exp(double(x[i]));
+        sum += double(y[i]);
+        if (ref >= double(FLT_MIN)) {
+            worst = std::max(worst, std::fabs(double(y[i]) - ref) / ref);
+        } else {  // flushed: zero, or the correctly rounded tiny value near the threshold
+            INFO("x = " << x[i]);
+            REQUIRE(std::fabs(double(y[i]) - ref) <= double(FLT_MIN));
+        }
+    }
+    INFO("worst relative error " << worst << " (" << worst / kUlp << " half-ulps)");
+    CHECK(worst <= 1.5 * 2 * kUlp);
+    CHECK(worst > 0.0);
+    // exp_sum (log-sum-exp) adds the same exponentials
+    const float s = opkit::cpu::vec::exp_sum(x.data(), 0.0f, int64_t(x.size()));
+    CHECK(std::fabs(double(s) - sum) <= 1e-5 * sum);
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> edge = {-inf, nan, -87.4f, -88.0f, -104.5f, -1000.0f, 0.0f, -0.0f, -1e-30f, -87.3f};
+    const std::vector<float> e = exp_shifted_of(edge);
+    CHECK(e[0] == 0.0f);
+    CHECK(std::isnan(e[1]));
+    CHECK(e[2] == 0.0f);
+    CHECK(e[3] == 0.0f);
+    CHECK(e[4] == 0.0f);
+    CHECK(e[5] == 0.0f);
+    CHECK(e[6] == 1.0f);
+    CHECK(e[7] == 1.0f);
+    CHECK(e[8] == 1.0f);
+    const double at = std::exp(double(edge[9]));  // just above 2^-126: computed, not flushed
+    CHECK(std::fabs(double(e[9]) - at) <= 1.5 * 2 * kUlp * at);
+    // the bf16 rows' loop gives the bits of the f32 loop on the widened row
+    std::vector<uint16_t> xb;
+    std::vector<float> xw;
+    for (size_t i = 0; i < x.size(); i += 97) {
+        xb.push_back(opkit::cpu::f32_to_bf16(x[i]));
+        xw.push_back(opkit::cpu::bf16_to_f32(xb.back()));
+    }
+    std::vector<float> yb(xb.size()), yw(xw.size());
+    opkit::cpu::vec::exp_shifted_bf16(xb.data(), 0.0f, yb.data(), int64_t(xb.size()));
+    opkit::cpu::vec::exp_shifted(xw.data(), 0.0f, yw.data(), int64_t(xw.size()));
+    CHECK(yb == yw);
+}
 
 TEST_CASE("vectorized exp is within 1.5 ulp of exp over the float range") {
     const std::vector<float> x = sweep(-103.9, 88.72, 0.00037);

@@ -80,7 +80,7 @@ OPKIT_CLONES_WIDE float exp_shifted(const float* x, float shift, float* y, int64
         float v[16];
         for (int k = 0; k < 16; ++k) v[k] = x[i + k];
         for (int k = 0; k < 16; ++k) {
-            v[k] = exp_fast(v[k] - shift);
+            v[k] = exp_nonpositive(v[k] - shift);
             acc[k] += v[k];
         }
         for (int k = 0; k < 16; ++k) y[i + k] = v[k];
@@ -88,7 +88,7 @@ OPKIT_CLONES_WIDE float exp_shifted(const float* x, float shift, float* y, int64
     float r = 0.0f;
     for (int k = 0; k < 16; ++k) r += acc[k];
     for (; i < n; ++i) {
-        const float e = exp_fast(x[i] - shift);
+        const float e = exp_nonpositive(x[i] - shift);
         y[i] = e;
         r += e;
     }
@@ -148,14 +148,14 @@ OPKIT_CLONES_WIDE float exp_shifted_bf16(const uint16_t* x, float shift, float* 
     int64_t i = 0;
     for (; i + 16 <= n; i += 16)
         for (int k = 0; k < 16; ++k) {
-            const float e = exp_fast(bf16_to_f32(x[i + k]) - shift);
+            const float e = exp_nonpositive(bf16_to_f32(x[i + k]) - shift);
             y[i + k] = e;
             acc[k] += e;
         }
     float r = 0.0f;
     for (int k = 0; k < 16; ++k) r += acc[k];
     for (; i < n; ++i) {
-        const float e = exp_fast(bf16_to_f32(x[i]) - shift);
+        const float e = exp_nonpositive(bf16_to_f32(x[i]) - shift);
         y[i] = e;
         r += e;
     }
@@ -169,10 +169,10 @@ __attribute__((always_inline)) inline float exp_sum_row(const T* x, float shift,
     float acc[16] = {};
     int64_t i = 0;
     for (; i + 16 <= n; i += 16)
-        for (int k = 0; k < 16; ++k) acc[k] += exp_fast(as_f32(x[i + k]) - shift);
+        for (int k = 0; k < 16; ++k) acc[k] += exp_nonpositive(as_f32(x[i + k]) - shift);
     float r = 0.0f;
     for (int k = 0; k < 16; ++k) r += acc[k];
-    for (; i < n; ++i) r += exp_fast(as_f32(x[i]) - shift);
+    for (; i < n; ++i) r += exp_nonpositive(as_f32(x[i]) - shift);
     return r;
 }
 

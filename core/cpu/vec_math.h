@@ -10,7 +10,9 @@ float sum(const float* x, int64_t n);
 float sum_squares(const float* x, int64_t n);
 float dot(const float* x, const float* y, int64_t n);
 float max(const float* x, int64_t n);
-// y[i] = exp(x[i] - shift); returns the sum of y.
+// y[i] = exp(x[i] - shift); returns the sum of y. The exp loops here take the row's
+// maximum as shift (x[i] - shift <= 0, vec_exp.h's exp_nonpositive): results below
+// 2^-126 are zero.
 float exp_shifted(const float* x, float shift, float* y, int64_t n);
 void scale(float* x, float s, int64_t n);                        // x *= s
 void mul(const float* a, const float* b, float* y, int64_t n);   // y = a * b
@@ -26,10 +28,10 @@ void layer_norm_grad(float* g, const float* xh, float s, float mg, float mgx, in
 // bf16 rows read and written as they are (the softmax's passes without fp32 copies);
 // bf16 values are their raw 16-bit patterns.
 float max_bf16(const uint16_t* x, int64_t n);
-// y[i] = exp(x[i] - shift) in fp32; returns the sum of y.
+// y[i] = exp(x[i] - shift) in fp32 (shift the row's maximum); returns the sum of y.
 float exp_shifted_bf16(const uint16_t* x, float shift, float* y, int64_t n);
 void scale_to_bf16(const float* y, float s, uint16_t* out, int64_t n);        // out = y * s
-// The sum of exp(x[i] - shift) alone, nothing stored.
+// The sum of exp(x[i] - shift) alone, nothing stored (shift the row's maximum).
 float exp_sum(const float* x, float shift, int64_t n);
 float exp_sum_bf16(const uint16_t* x, float shift, int64_t n);
 float sum_bf16(const uint16_t* x, int64_t n);
