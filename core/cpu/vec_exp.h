@@ -44,26 +44,33 @@ __attribute__((always_inline)) inline uint32_t float_to_bits(float f) {
 // converted to int is undefined behaviour; a NaN's bits are only bits, and the NaN stays
 // in p). The results are the same bits as with the conversion (compared over every 997th
 // float pattern); the AVX2 loop of exp over bf16 input is about 20 % shorter and faster.
-__attribute__((always_inline)) inline float exp_fast(float x) {
-    constexpr float kHi = 88.8f, kLo = -104.0f;  // e^88.8 overflows, e^-104 rounds to 0
-    float xc = x > kHi ? kHi : x;                 // NaN passes both selects
-    xc = xc < kLo ? kLo : xc;
+// The shared core: e^x = 2^n * p for x already clamped to where n fits the callers'
+// exponent arithmetic; returns p = e^r and sets *n_bits to n as an unsigned integer
+// (wrapped for a NaN, harmlessly: the NaN stays in p).
+__attribute__((always_inline)) inline float exp_reduced(float x, uint32_t* n_bits) {
     constexpr float kLog2e = 1.44269504088896341f;
     constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-    const float t = xc * kLog2e + kRound;  // n in its low mantissa bits, as an integer
+    const float t = x * kLog2e + kRound;   // n in its low mantissa bits, as an integer
     const float n = t - kRound;
-    float r = xc - n * 0.693359375f;  // ln 2, high part (exact times n)
-    r = r - n * -2.12194440e-4f;      // ln 2 - high part
+    float r = x - n * 0.693359375f;  // ln 2, high part (exact times n)
+    r = r - n * -2.12194440e-4f;     // ln 2 - high part
     float p = 1.9875691500e-4f;
     p = p * r + 1.3981999507e-3f;
     p = p * r + 8.3334519073e-3f;
     p = p * r + 4.1665795894e-2f;
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    // Unsigned arithmetic: a NaN's bits may wrap, harmlessly (the NaN in p wins).
-    const uint32_t ni = float_to_bits(t) - float_to_bits(kRound);
-    const uint32_t e1 = uint32_t(int32_t(ni) >> 1), e2 = ni - e1;
+    *n_bits = float_to_bits(t) - float_to_bits(kRound);
+    return p * r * r + r + 1.0f;
+}
+
+__attribute__((always_inline)) inline float exp_fast(float x) {
+    constexpr float kHi = 88.8f, kLo = -104.0f;  // e^88.8 overflows, e^-104 rounds to 0
+    float xc = x > kHi ? kHi : x;                 // NaN passes both selects
+    xc = xc < kLo ? kLo : xc;
+    uint32_t ni;
+    const float p = exp_reduced(xc, &ni);
+    const uint32_t e1 = uint32_t(int32_t(ni) >> 1), e2 = ni - e1;  // 2^n in two halves
     return p * bits_to_float((e1 + 127) << 23) * bits_to_float((e2 + 127) << 23);
 }
 
@@ -74,22 +81,10 @@ __attribute__((always_inline)) inline float exp_fast(float x) {
 // NaN. Inputs above 0 are outside its contract (past 88.7 its result is garbage).
 __attribute__((always_inline)) inline float exp_nonpositive(float x) {
     constexpr float kLo = -87.33654f;  // ln(2^-126): below it the result is flushed to zero
-    constexpr float kLog2e = 1.44269504088896341f;
-    constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-    const float t = x * kLog2e + kRound;   // n in its low mantissa bits, as an integer
-    const float n = t - kRound;
-    float r = x - n * 0.693359375f;
-    r = r - n * -2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
+    uint32_t ni;
+    const float p = exp_reduced(x, &ni);
     // n in [-126, 0] here gives a normal 2^n; below kLo (and for -inf) the select drops
     // whatever the wrapped exponent made. A NaN fails the comparison and stays in p.
-    const uint32_t ni = float_to_bits(t) - float_to_bits(kRound);
     const float y = p * bits_to_float((ni + 127) << 23);
     return x < kLo ? 0.0f : y;
 }

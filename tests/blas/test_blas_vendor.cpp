@@ -461,24 +461,32 @@ TEST_CASE("a oneDNN that declines bf16 or multiplies wrongly is not used, and th
     }
 }
 
-TEST_CASE("bf16 through the system's oneDNN (libdnnl) matches float64, every layout") {
-    unsetenv("OPKIT_BLAS_LIBRARY");
-    unsetenv("OPKIT_ONEDNN_LIBRARY");
-    unsetenv("OMP_NUM_THREADS");
+namespace {
+
+// The vendor's state on the system's libraries with OPKIT_NUM_THREADS=1 and none of their
+// own thread variables set; exits 77 (skipped) without a CBLAS.
+VendorState system_libraries_on_one_thread() {
+    for (const char* v : {"OPKIT_BLAS_LIBRARY", "OPKIT_ONEDNN_LIBRARY", "OMP_NUM_THREADS", "GOTO_NUM_THREADS",
+                          "OPENBLAS_NUM_THREADS", "BLIS_NUM_THREADS", "MKL_NUM_THREADS"})
+        unsetenv(v);
     setenv("OPKIT_NUM_THREADS", "1", 1);
-    {
-        Session s(true);
-        require_cblas(s);
-        const VendorState v = s.blas();
-        if (v.detail.find("bf16 through oneDNN") == std::string::npos) {
-            std::printf("SKIP: no oneDNN for bf16 here: %s\n", v.detail.c_str());
-            std::fflush(stdout);
-            std::_Exit(77);
-        }
-        INFO(v.detail);
-        CHECK(v.detail.find("on 1 OpenMP thread(s)") != std::string::npos);
-    }
+    Session s(true);
+    require_cblas(s);
+    return s.blas();
+}
+
+}  // namespace
+
+TEST_CASE("bf16 through the system's oneDNN (libdnnl) matches float64, every layout") {
+    const VendorState v = system_libraries_on_one_thread();
     unsetenv("OPKIT_NUM_THREADS");
+    if (v.detail.find("bf16 through oneDNN") == std::string::npos) {
+        std::printf("SKIP: no oneDNN for bf16 here: %s\n", v.detail.c_str());
+        std::fflush(stdout);
+        std::_Exit(77);
+    }
+    INFO(v.detail);
+    CHECK(v.detail.find("on 1 OpenMP thread(s)") != std::string::npos);
     for (const Case& k : kShapes) check_case(DT::bf16, k);
     const Case layouts[] = {
         {1, 1, 1, 33, 17, 65, true, true, 1.0f, 0.5f, 2},      // padded rows, both transposed
@@ -502,17 +510,8 @@ TEST_CASE("the reference BLAS runs when named explicitly, and conforms") {
 }
 
 TEST_CASE("OPKIT_NUM_THREADS sets the library's threads unless its own variable is set") {
-    unsetenv("OPKIT_BLAS_LIBRARY");
-    unsetenv("OMP_NUM_THREADS");
-    unsetenv("GOTO_NUM_THREADS");
-    unsetenv("OPENBLAS_NUM_THREADS");
-    unsetenv("BLIS_NUM_THREADS");
-    unsetenv("MKL_NUM_THREADS");
-    setenv("OPKIT_NUM_THREADS", "1", 1);
     {
-        Session s(true);
-        require_cblas(s);
-        const VendorState v = s.blas();
+        const VendorState v = system_libraries_on_one_thread();
         INFO(v.detail);
         CHECK(v.detail.find("threads: 1 (OPKIT_NUM_THREADS)") != std::string::npos);
         CHECK(v.detail.find("reports 1 thread") != std::string::npos);
