@@ -84,7 +84,10 @@ bool load_onednn(OneDnn* out, std::string* why) {
     }
     std::string tried;
     for (const std::string& name : order) {
-        void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+        // RTLD_NODELETE: oneDNN starts OpenMP worker threads that outlive any call, and
+        // libgomp never stops them; unmapping its code under them (dlclose at shutdown)
+        // would leave them to crash (LeakSanitizer's tracer did, at exit).
+        void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         if (!h) {
             const char* e = dlerror();
             tried += (tried.empty() ? "" : "; ") + name + ": " + (e ? e : "not found");
