@@ -8,14 +8,15 @@
 // $FAKE_ONEDNN says, read at each call: "unimplemented" (every call returns
 // dnnl_unimplemented, as oneDNN does for bf16 on CPUs without AVX-512), "wrong" (every
 // result off by one), "fail-after=N" (N calls succeed, then each scribbles over C and
-// returns dnnl_out_of_memory).
+// returns dnnl_out_of_memory). Its dnnl_sgemm counts its calls ("dnnl_sgemm") and, with
+// $FAKE_ONEDNN_SGEMM=fail, scribbles over C and fails every call after init's check.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
 namespace {
 
-int g_sgemm = 0, g_sbgemm = 0, g_dnnl = 0;
+int g_sgemm = 0, g_sbgemm = 0, g_dnnl = 0, g_dnnl_sgemm = 0;
 
 float bf16_value(uint16_t h) {
     const uint32_t u = uint32_t(h) << 16;
@@ -90,8 +91,26 @@ extern "C" __attribute__((visibility("default"))) int dnnl_gemm_bf16bf16f32(
     return 0;
 }
 
-// Calls of "sgemm", "sbgemm" or "dnnl" since the library was loaded.
+extern "C" __attribute__((visibility("default"))) int dnnl_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k,
+                                                                  float alpha, const float* a, int64_t lda,
+                                                                  const float* b, int64_t ldb, float beta, float* c,
+                                                                  int64_t ldc) {
+    ++g_dnnl_sgemm;
+    const char* mode = getenv("FAKE_ONEDNN_SGEMM");
+    const bool is_check = m == 2 && n == 2 && k == 2;  // init's 2x2x2 product always succeeds
+    if (mode && std::strcmp(mode, "fail") == 0 && !is_check) {
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = 12345.0f;
+        return 1;  // dnnl_out_of_memory
+    }
+    gemm(ta == 'T' ? 112 : 111, tb == 'T' ? 112 : 111, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+         [](float v) { return double(v); });
+    return 0;
+}
+
+// Calls of "sgemm", "sbgemm", "dnnl" (bf16) or "dnnl_sgemm" since the library was loaded.
 extern "C" __attribute__((visibility("default"))) int fake_cblas_calls(const char* which) {
     if (std::strcmp(which, "dnnl") == 0) return g_dnnl;
+    if (std::strcmp(which, "dnnl_sgemm") == 0) return g_dnnl_sgemm;
     return std::strcmp(which, "sbgemm") == 0 ? g_sbgemm : g_sgemm;
 }

@@ -407,9 +407,10 @@ TEST_CASE("bf16 goes to oneDNN's GEMM where it loads, a block of rows a call") {
         const VendorState v = s.blas();
         REQUIRE(v.state == OPKIT_VENDOR_READY);
         CHECK(v.version.find("oneDNN 9.9.9") != std::string::npos);
-        CHECK(v.detail.find("bf16 through oneDNN 9.9.9") != std::string::npos);
+        CHECK(v.detail.find("f32 (beta 0) and bf16 through oneDNN 9.9.9") != std::string::npos);
     }
     const int dnnl0 = fake.calls("dnnl"), sbgemm0 = fake.calls("sbgemm"), sgemm0 = fake.calls("sgemm");
+    const int dnnl_sgemm0 = fake.calls("dnnl_sgemm");
     // Each Session's init checks the library with one 2x2x2 product, then one call per row
     // block: one, two (batches), and two blocks of rows (K + N = 16392 floats: 256 + 4 rows).
     check_case(DT::bf16, {1, 1, 1, 9, 7, 11, false, true, 1.0f, 0.5f, 1});
@@ -418,11 +419,33 @@ TEST_CASE("bf16 goes to oneDNN's GEMM where it loads, a block of rows a call") {
     CHECK(fake.calls("dnnl") - dnnl0 == (1 + 1) + (1 + 2) + (1 + 2));
     CHECK(fake.calls("sbgemm") == sbgemm0);
     CHECK(fake.calls("sgemm") == sgemm0);
-    // f16 has no oneDNN path (widened to fp32, sgemm); f32 is sgemm's
+    // f16 has no oneDNN path (widened to fp32, the CBLAS's sgemm)
     check_case(DT::f16, {1, 1, 1, 9, 7, 11, false, false, 1.0f, 0.0f, 0});
-    check_case(DT::f32, {1, 1, 1, 9, 7, 11, true, true, 1.0f, 0.0f, 0});
-    CHECK(fake.calls("sgemm") - sgemm0 == 2);
-    CHECK(fake.calls("dnnl") - dnnl0 == 8 + 2);  // only the two inits' checks
+    CHECK(fake.calls("sgemm") - sgemm0 == 1);
+    CHECK(fake.calls("dnnl") - dnnl0 == 8 + 1);  // only the init's check
+    CHECK(fake.calls("dnnl_sgemm") - dnnl_sgemm0 == 4 + 0);  // each init's fp32 check only
+}
+
+TEST_CASE("f32 with beta 0 goes to oneDNN's sgemm beside an untuned CBLAS; beta != 0, and a call that fails, "
+          "to the CBLAS") {
+    FakeLibraries fake;  // the stand-in CBLAS identifies as no tuned library
+    const int d0 = fake.calls("dnnl_sgemm"), s0 = fake.calls("sgemm");
+    // init's check, then one call: a single product, the stacked form, one per batch
+    check_case(DT::f32, {1, 1, 1, 9, 7, 11, false, true, 1.0f, 0.0f, 1});
+    check_case(DT::f32, {4, 4, 1, 17, 8, 12, false, false, 1.0f, 0.0f, 0});
+    check_case(DT::f32, {3, 3, 3, 9, 11, 13, true, false, 2.0f, 0.0f, 0});
+    CHECK(fake.calls("dnnl_sgemm") - d0 == (1 + 1) + (1 + 1) + (1 + 3));
+    CHECK(fake.calls("sgemm") == s0);
+    // beta != 0: c is read, the CBLAS multiplies
+    check_case(DT::f32, {1, 1, 1, 33, 17, 65, true, true, 1.0f, 0.5f, 2});
+    CHECK(fake.calls("dnnl_sgemm") - d0 == 8 + 1);
+    CHECK(fake.calls("sgemm") - s0 == 1);
+    // a failing oneDNN call (c scribbled over first) is made again through the CBLAS
+    setenv("FAKE_ONEDNN_SGEMM", "fail", 1);
+    check_case(DT::f32, {1, 1, 1, 31, 47, 19, true, false, 1.0f, 0.0f, 0});
+    unsetenv("FAKE_ONEDNN_SGEMM");
+    CHECK(fake.calls("dnnl_sgemm") - d0 == 9 + 2);
+    CHECK(fake.calls("sgemm") - s0 == 2);
 }
 
 TEST_CASE("a oneDNN call that fails leaves its block to the fp32 path, from c's own values") {
@@ -507,9 +530,11 @@ TEST_CASE("the reference BLAS runs when named explicitly, and conforms") {
         std::_Exit(77);
     }
     setenv("OPKIT_BLAS_LIBRARY", ref, 1);
+    setenv("OPKIT_ONEDNN_LIBRARY", "", 1);  // the reference BLAS multiplies everything
     check_case(DT::f32, {1, 1, 1, 33, 17, 65, true, false, 1.0f, 0.5f, 2});
     check_case(DT::bf16, {1, 1, 1, 33, 17, 65, false, true, 1.0f, 0.0f, 0});
     unsetenv("OPKIT_BLAS_LIBRARY");
+    unsetenv("OPKIT_ONEDNN_LIBRARY");
 }
 
 TEST_CASE("OPKIT_NUM_THREADS sets the library's threads unless its own variable is set") {

@@ -49,20 +49,28 @@ bool stackable(const Problem& p) {
            p.c.batch_stride == p.c.rows * p.c.ld() && fits_int(p.batches * p.M);
 }
 
-void sgemm_f32(const Cblas& lib, const Problem& p) {
-    const int ta = p.trans_a ? kTrans : kNoTrans, tb = p.trans_b ? kTrans : kNoTrans;
+// f32: oneDNN's sgemm where the vendor chose it for f32 (vendor.h) and beta is 0, else
+// cblas_sgemm. With beta 0, c
+// is only written, so a oneDNN call that fails (its status, never seen in the tests) is
+// simply made again through the CBLAS; with beta != 0 a failed call could have left c
+// half-updated, so those products stay with the CBLAS.
+void sgemm_f32(const Cblas& lib, const OneDnn* onednn, const Problem& p) {
+    const bool use_onednn = onednn && onednn->sgemm && p.beta == 0.0f;
+    auto gemm = [&](int64_t m, const void* a, const void* b, void* c) {
+        const float* af = static_cast<const float*>(a);
+        const float* bf = static_cast<const float*>(b);
+        float* cf = static_cast<float*>(c);
+        if (use_onednn && onednn_sgemm(*onednn, p.trans_a, p.trans_b, m, p.N, p.K, p.alpha, af, p.a.ld(), bf,
+                                       p.b.ld(), p.beta, cf, p.c.ld()) == 0)
+            return;
+        lib.sgemm(kRowMajor, p.trans_a ? kTrans : kNoTrans, p.trans_b ? kTrans : kNoTrans, int(m), int(p.N),
+                  int(p.K), p.alpha, af, int(p.a.ld()), bf, int(p.b.ld()), p.beta, cf, int(p.c.ld()));
+    };
     if (stackable(p)) {
-        lib.sgemm(kRowMajor, ta, tb, int(p.batches * p.M), int(p.N), int(p.K), p.alpha,
-                  reinterpret_cast<const float*>(p.a.batch(0)), int(p.a.ld()),
-                  reinterpret_cast<const float*>(p.b.batch(0)), int(p.b.ld()), p.beta,
-                  reinterpret_cast<float*>(p.c.batch(0)), int(p.c.ld()));
+        gemm(p.batches * p.M, p.a.batch(0), p.b.batch(0), p.c.batch(0));
         return;
     }
-    for (int64_t i = 0; i < p.batches; ++i)
-        lib.sgemm(kRowMajor, ta, tb, int(p.M), int(p.N), int(p.K), p.alpha,
-                  reinterpret_cast<const float*>(p.a.batch(i)), int(p.a.ld()),
-                  reinterpret_cast<const float*>(p.b.batch(i)), int(p.b.ld()), p.beta,
-                  reinterpret_cast<float*>(p.c.batch(i)), int(p.c.ld()));
+    for (int64_t i = 0; i < p.batches; ++i) gemm(p.M, p.a.batch(i), p.b.batch(i), p.c.batch(i));
 }
 
 // Rows of op(a) and c per block on the 16-bit paths: enough work per GEMM call to keep
@@ -204,7 +212,7 @@ opkit_status matmul(const opkit::args::matmul& call) {
                     return OPKIT_BLAS_DECLINE("matmul: %s's row stride %" PRId64 " is shorter than its row of %" PRId64
                                               " elements; BLAS cannot address it in place",
                                               name, v->row_stride, v->cols);
-            sgemm_f32(*lib, p);
+            sgemm_f32(*lib, onednn_for_f32(), p);
             return OPKIT_OK;
         }
         gemm_16bit(*lib, loaded_onednn(), a->dtype.code == OPKIT_DTYPE_BFLOAT ? Half::bf16 : Half::f16, p);

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -20,6 +21,15 @@ struct DnnlVersion {
 };
 constexpr unsigned kRuntimeOpenMp = 2;  // DNNL_RUNTIME_OMP
 
+constexpr float kCheckWant[4] = {19, 22, 43, 50};
+
+// The same 2x2x2 product in fp32.
+bool sgemm_multiplies_correctly(SgemmDnnlFn sgemm) {
+    const float a[4] = {1, 2, 3, 4}, b[4] = {5, 7, 6, 8};
+    float c[4] = {-1, -1, -1, -1};
+    return sgemm('N', 'T', 2, 2, 2, 1.0f, a, 2, b, 2, 0.0f, c, 2) == 0 && std::equal(c, c + 4, kCheckWant);
+}
+
 // A 2x2x2 product with a transposed b, through the library: its status and numbers.
 // [[1, 2], [3, 4]] x [[5, 7], [6, 8]]^T = [[19, 22], [43, 50]].
 bool multiplies_correctly(GemmBf16Fn gemm, int* status) {
@@ -31,7 +41,7 @@ bool multiplies_correctly(GemmBf16Fn gemm, int* status) {
     }
     float c[4] = {-1, -1, -1, -1};
     *status = gemm('N', 'T', 2, 2, 2, 1.0f, a, 2, b, 2, 0.0f, c, 2);
-    return *status == 0 && c[0] == 19.0f && c[1] == 22.0f && c[2] == 43.0f && c[3] == 50.0f;
+    return *status == 0 && std::equal(c, c + 4, kCheckWant);
 }
 
 // OPKIT_NUM_THREADS, applied to oneDNN's OpenMP unless OpenMP's own variable is set.
@@ -59,6 +69,8 @@ bool adopt(void* handle, const std::string& name, OneDnn* lib, std::string* why)
     const DnnlVersion* v = version();
     lib->handle = handle;
     lib->gemm_bf16 = gemm;
+    auto sgemm = reinterpret_cast<SgemmDnnlFn>(dlsym(handle, "dnnl_sgemm"));
+    lib->sgemm = sgemm && sgemm_multiplies_correctly(sgemm) ? sgemm : nullptr;
     if (v && v->cpu_runtime == kRuntimeOpenMp) {
         lib->omp_set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(handle, "omp_set_num_threads"));
         lib->threads = lib->omp_set_num_threads ? wanted_threads() : 0;
@@ -106,6 +118,12 @@ bool load_onednn(OneDnn* out, std::string* why) {
 void unload_onednn(OneDnn* lib) {
     if (lib->handle) dlclose(lib->handle);
     *lib = OneDnn{};
+}
+
+int onednn_sgemm(const OneDnn& lib, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+    if (lib.threads > 0) lib.omp_set_num_threads(lib.threads);
+    return lib.sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 int onednn_gemm_bf16(const OneDnn& lib, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,

@@ -1,8 +1,10 @@
-// oneDNN's bf16 GEMM, found and loaded at run time (dlopen), never linked: bf16 matmul
-// takes it where it is installed, because its kernels use the CPU's AMX tiles and
-// AVX512-BF16 dot products, which no CBLAS of Debian 12 does (OpenBLAS 0.3.21 has no
-// cblas_sbgemm there, so bf16 would be widened to fp32). Without it bf16 goes where it
-// went before: cblas_sbgemm, else widened to fp32 (docs/blas-vendor.md).
+// oneDNN's GEMMs, found and loaded at run time (dlopen), never linked. bf16 matmul takes
+// it where it is installed, because its kernels use the CPU's AMX tiles and AVX512-BF16
+// dot products, which no CBLAS of Debian 12 does (OpenBLAS 0.3.21 has no cblas_sbgemm
+// there, so bf16 would be widened to fp32). f32 products with beta 0 take its sgemm
+// where the CBLAS is not tuned for the CPU (vendor.h): oneDNN picks its kernels by the
+// CPU's features, not its model name, where OpenBLAS falls back to SSE3 kernels on CPUs it
+// does not know. Without it the CBLAS serves as before (docs/blas-vendor.md).
 //
 // Search order: libdnnl.so.3, then libdnnl.so.2 (Debian 12's libdnnl2). $OPKIT_ONEDNN_LIBRARY,
 // a ':'-separated list of sonames or paths, replaces it; set and empty, oneDNN is not used.
@@ -22,9 +24,15 @@ using GemmBf16Fn = int (*)(char trans_a, char trans_b, int64_t m, int64_t n, int
                            const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb, float beta, float* c,
                            int64_t ldc);
 
+// dnnl_sgemm: the same form in fp32.
+using SgemmDnnlFn = int (*)(char trans_a, char trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                            const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                            int64_t ldc);
+
 struct OneDnn {
     void* handle = nullptr;
     GemmBf16Fn gemm_bf16 = nullptr;
+    SgemmDnnlFn sgemm = nullptr;  // checked like gemm_bf16; NULL when it failed the check
     // OpenMP's setter where oneDNN runs on OpenMP (Debian's build does), and the count
     // OPKIT_NUM_THREADS asks for (0: leave OpenMP's own, e.g. OMP_NUM_THREADS).
     void (*omp_set_num_threads)(int) = nullptr;
@@ -37,7 +45,10 @@ struct OneDnn {
 bool load_onednn(OneDnn* out, std::string* why);
 void unload_onednn(OneDnn* lib);
 
-// Applies the thread count (if any) to the calling thread, then multiplies.
+// Each applies the thread count (if any) to the calling thread, then multiplies; 0 on
+// success, oneDNN's status otherwise.
+int onednn_sgemm(const OneDnn& lib, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 int onednn_gemm_bf16(const OneDnn& lib, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                      const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb, float beta, float* c,
                      int64_t ldc);

@@ -33,6 +33,10 @@ std::string g_detail;
 
 const Cblas* opkit_blas::loaded_library() { return g_loaded ? &g_lib : nullptr; }
 const OneDnn* opkit_blas::loaded_onednn() { return g_onednn_loaded ? &g_onednn : nullptr; }
+const OneDnn* opkit_blas::onednn_for_f32() {
+    const bool untuned = g_loaded && (!g_lib.warning.empty() || g_lib.family == Family::unknown);
+    return g_onednn_loaded && g_onednn.sgemm && untuned ? &g_onednn : nullptr;
+}
 
 extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_init(const opkit_vendor_host* host,
                                                               opkit_vendor_desc* desc) {
@@ -52,11 +56,12 @@ extern "C" OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_init(const opkit_vendor
             std::string no_onednn;
             g_onednn_loaded = load_onednn(&g_onednn, &no_onednn);
             g_version += std::string(" (") + g_lib.description + ")";
-            if (g_onednn_loaded) g_version += " (" + g_onednn.description + ", bf16)";
+            const std::string onednn_serves = onednn_for_f32() ? "f32 (beta 0) and bf16" : "bf16";
+            if (g_onednn_loaded) g_version += " (" + g_onednn.description + ", " + onednn_serves + ")";
             g_detail = "matmul through " + std::string(family_name(g_lib.family)) + "; " + threads;
             if (n > 0) g_detail += "; the library reports " + std::to_string(n) + " thread(s)";
             if (g_onednn_loaded)
-                g_detail += "; bf16 through " + g_onednn.description +
+                g_detail += "; " + onednn_serves + " through " + g_onednn.description +
                             (g_onednn.threads > 0 ? " on " + std::to_string(g_onednn.threads) + " OpenMP thread(s)"
                                                   : std::string(""));
             else
