@@ -120,13 +120,20 @@ private:
     int64_t widened_b_ = -1;
 };
 
-// The fp32 block of c, kept by the calling thread from call to call (at most block_rows'
-// budget, 16 MiB): allocated afresh, its zero fill and first-touch page faults cost 0.8 ms
-// of a 3.9 ms bf16 1024^3 product through oneDNN on one core.
-float* c_scratch(size_t floats) {
-    thread_local std::vector<float> buffer;
-    if (buffer.size() < floats) buffer.resize(floats);
-    return buffer.data();
+// The fp32 block of c. Up to 16 MiB it is kept by the calling thread from call to call:
+// allocated afresh, its zero fill and first-touch page faults cost 0.8 ms of a 3.9 ms bf16
+// 1024^3 product through oneDNN on one core. A larger block (block_rows' floor of 256 rows
+// times a very wide c, an LM head's 128K columns say) lives in `call_owned` for this call
+// only, so no thread keeps hundreds of MiB after it.
+float* c_scratch(size_t floats, std::vector<float>& call_owned) {
+    constexpr size_t kKeptFloats = size_t(4) << 20;  // 16 MiB
+    if (floats > kKeptFloats) {
+        call_owned.resize(floats);
+        return call_owned.data();
+    }
+    thread_local std::vector<float> kept;
+    if (kept.size() < floats) kept.resize(floats);
+    return kept.data();
 }
 
 // The 16-bit paths: c by blocks of rows through fp32, rounded back once. Each block goes
@@ -136,7 +143,8 @@ float* c_scratch(size_t floats) {
 template <class Native>
 void half_gemm(const Cblas& lib, Half h, const Problem& p, Native&& native) {
     const int64_t mb = block_rows(p);
-    float* const cblock = c_scratch(size_t(mb * p.N));
+    std::vector<float> call_owned;
+    float* const cblock = c_scratch(size_t(mb * p.N), call_owned);
     std::unique_ptr<WidenedGemm> widened;  // made at the first block that needs it
     for (int64_t batch = 0; batch < p.batches; ++batch)
         for (int64_t i0 = 0; i0 < p.M; i0 += mb) {
