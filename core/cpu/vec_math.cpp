@@ -10,9 +10,10 @@
 namespace opkit::cpu::vec {
 
 // Thirty-two independent partial sums, added in a fixed order: the compiler keeps them in
-// four vectors of eight (AVX2, or AVX-512 at its default 256-bit width), so four
-// additions are in flight where one vector of partial sums would wait on each add's
-// latency (4 cycles for 8 elements: the bound of a reduction over a row already in L1).
+// several vectors (four of eight in the AVX2 clone; GCC 12's AVX-512 clone used two of
+// sixteen), so several additions are in flight where one vector of partial sums would
+// wait on each add's latency (4 cycles for 8 elements: the bound of a reduction over a row
+// already in L1).
 // The order of the additions is fixed by this text, not by the clone, so every clone gives
 // the same result.
 #define OPKIT_REDUCE(init, expr, combine)                                \

@@ -19,6 +19,7 @@
 #include <cinttypes>
 #include <climits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace opkit_blas {
@@ -49,13 +50,13 @@ bool stackable(const Problem& p) {
            p.c.batch_stride == p.c.rows * p.c.ld() && fits_int(p.batches * p.M);
 }
 
-// f32: oneDNN's sgemm where the vendor chose it for f32 (vendor.h) and beta is 0, else
-// cblas_sgemm. With beta 0, c
-// is only written, so a oneDNN call that fails (its status, never seen in the tests) is
-// simply made again through the CBLAS; with beta != 0 a failed call could have left c
-// half-updated, so those products stay with the CBLAS.
+// f32: oneDNN's sgemm where the vendor chose it for f32 (onednn_for_f32, vendor.h) and
+// beta is 0, else cblas_sgemm. With beta 0, c is only written, so a oneDNN call that fails
+// (its status, never seen in the tests) is simply made again through the CBLAS; with
+// beta != 0 a failed call could have left c half-updated, so those products stay with the
+// CBLAS.
 void sgemm_f32(const Cblas& lib, const OneDnn* onednn, const Problem& p) {
-    const bool use_onednn = onednn && onednn->sgemm && p.beta == 0.0f;
+    const bool use_onednn = onednn && p.beta == 0.0f;
     auto gemm = [&](int64_t m, const void* a, const void* b, void* c) {
         const float* af = static_cast<const float*>(a);
         const float* bf = static_cast<const float*>(b);
@@ -138,10 +139,12 @@ float* c_scratch(size_t floats, std::vector<float>& call_owned) {
 
 // The 16-bit paths: c by blocks of rows through fp32, rounded back once. Each block goes
 // to native(batch, i0, rows, cblock), a library's own 16-bit GEMM on a and b in place,
-// which returns false where it has none or fails; that block is then widened instead
-// (from c's values again: a failed call may have written the block).
+// which returns false when it fails; that block is then widened instead (from c's values
+// again: a failed call may have written the block). With native = nullptr every block is
+// widened.
 template <class Native>
 void half_gemm(const Cblas& lib, Half h, const Problem& p, Native&& native) {
+    constexpr bool kHasNative = !std::is_same_v<std::decay_t<Native>, std::nullptr_t>;
     const int64_t mb = block_rows(p);
     std::vector<float> call_owned;
     float* const cblock = c_scratch(size_t(mb * p.N), call_owned);
@@ -150,8 +153,12 @@ void half_gemm(const Cblas& lib, Half h, const Problem& p, Native&& native) {
         for (int64_t i0 = 0; i0 < p.M; i0 += mb) {
             const int64_t rows = std::min(mb, p.M - i0);
             load_c_block(h, p, batch, i0, rows, cblock);
-            if (!native(batch, i0, rows, cblock)) {
-                load_c_block(h, p, batch, i0, rows, cblock);
+            bool served = false;
+            if constexpr (kHasNative) {
+                served = native(batch, i0, rows, cblock);
+                if (!served) load_c_block(h, p, batch, i0, rows, cblock);
+            }
+            if (!served) {
                 if (!widened) widened = std::make_unique<WidenedGemm>(lib, h, p, mb);
                 widened->block(batch, i0, rows, cblock);
             }
@@ -186,7 +193,7 @@ void gemm_16bit(const Cblas& lib, const OneDnn* onednn, Half h, const Problem& p
             return true;
         });
     } else {
-        half_gemm(lib, h, p, [](int64_t, int64_t, int64_t, float*) { return false; });
+        half_gemm(lib, h, p, nullptr);
     }
 }
 
