@@ -60,3 +60,19 @@ TEST_CASE("parallel_for from several application threads at once", "[parallel]")
     CHECK(each_index_once(4096, 64));  // the next job restarts the workers
     opkit::cpu::set_num_threads(0);
 }
+
+TEST_CASE("the pool stops right after jobs its caller may have finished alone", "[parallel]") {
+    // Chunks are claimed by whoever gets there first, so a worker can wake to a job whose
+    // chunks are all taken, or to the stop itself; every stop must still join every worker
+    // (a hang here is the failure) and the next job must still cover each index once.
+    for (const int32_t spin_us : {0, 5000}) {
+        opkit::cpu::set_num_threads(8, spin_us);
+        int failures = 0;
+        for (int round = 0; round < 300; ++round) {
+            failures += !each_index_once(64 + round % 7, 1);
+            if (round % 3 == 0) opkit::cpu::shutdown_pool();
+        }
+        CHECK(failures == 0);
+    }
+    opkit::cpu::set_num_threads(0);
+}
