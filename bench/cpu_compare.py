@@ -9,6 +9,15 @@ PyTorch takes torch.set_num_threads. Shapes are large enough (8-32 MiB per tenso
 the kernels, not Python's ~10 us per call, dominate; the median of --reps calls is kept.
 opkit is called through its Python binding on the same torch tensors (DLPack, no copy).
 The ratio is opkit's time over PyTorch's: above 1.25 misses the target.
+
+Before each implementation's timings the process sleeps --settle seconds (default 0.25):
+the libraries' worker threads poll for a while after a parallel call before they sleep
+(GNU OpenMP, which PyTorch's CPU kernels and oneDNN use, for tens of milliseconds by
+default; OpenBLAS's threads too), so whichever library is timed right after the other
+would otherwise share every core with the other's polling threads (each case times opkit
+first, right after PyTorch's previous case: docs/PERFORMANCE.md has what that did to the
+sub-millisecond ops at 16 threads). Each library is timed in its own steady state, its own
+workers polling between its own calls.
 """
 import argparse
 import json
@@ -97,7 +106,11 @@ def cases(torch, F, opkit, dt):
     return out
 
 
+SETTLE_S = 0.25  # --settle
+
+
 def med(fn, reps):
+    time.sleep(SETTLE_S)  # the other library's polling workers go to sleep (docstring)
     for _ in range(2):
         fn()
     t = []
@@ -132,13 +145,17 @@ def child(threads, reps, ops):
 
 
 def main():
+    global SETTLE_S
     p = argparse.ArgumentParser()
     p.add_argument("--threads", default=None, help="comma list (default: 1 and all cores)")
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--out", required=True)
     p.add_argument("--ops", default="", help="comma list: only ops whose name contains one of these")
+    p.add_argument("--settle", type=float, default=SETTLE_S,
+                   help="seconds of sleep before each implementation's timings (docstring)")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
     a = p.parse_args()
+    SETTLE_S = a.settle
     ops = [o for o in a.ops.split(",") if o]
     if a.child:
         print(json.dumps(child(a.child, a.reps, ops)))
@@ -149,7 +166,7 @@ def main():
     for n in threads:
         env = dict(os.environ, OPKIT_NUM_THREADS=str(n), OMP_NUM_THREADS=str(n))
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--out", a.out, "--child", str(n),
-                               "--reps", str(a.reps), "--ops", a.ops], env=env, capture_output=True, text=True)
+                               "--reps", str(a.reps), "--ops", a.ops, "--settle", str(a.settle)], env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             print(proc.stderr[-2000:])
             continue

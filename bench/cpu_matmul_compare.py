@@ -13,6 +13,15 @@ importable is measured (NumPy has no bf16). opkit is called through its Python b
 the same arrays (DLPack, no copy), once with only the blas vendor allowed and once with
 it disabled; opkit_last_dispatch proves who served each. The ratios are opkit+blas's time
 over PyTorch's (target <= 1.5) and over NumPy's. The median of --reps calls is kept.
+
+Before each implementation's timings the process sleeps --settle seconds (default 0.25):
+the libraries' worker threads poll for a while after a parallel call before they sleep
+(GNU OpenMP, which PyTorch's CPU kernels and oneDNN use, for tens of milliseconds by
+default; OpenBLAS's threads too), so whichever library is timed right after the other
+would otherwise share every core with the other's polling threads (each case times opkit
+first, right after PyTorch's previous case: docs/PERFORMANCE.md has what that did to the
+sub-millisecond ops at 16 threads). Each library is timed in its own steady state, its own
+workers polling between its own calls.
 """
 import argparse
 import json
@@ -25,7 +34,11 @@ import time
 SHAPES = {"1024^3": (1024, 1024, 1024), "4096^3": (4096, 4096, 4096)}
 
 
+SETTLE_S = 0.25  # --settle
+
+
 def med(fn, reps):
+    time.sleep(SETTLE_S)  # the other library's polling workers go to sleep (docstring)
     fn()
     t = []
     for _ in range(reps):
@@ -94,14 +107,18 @@ def child(threads, reps, shapes, skip_default):
 
 
 def main():
+    global SETTLE_S
     p = argparse.ArgumentParser()
     p.add_argument("--threads", default=None, help="comma list (default: 1 and all cores)")
     p.add_argument("--shapes", default="1024^3,4096^3", help="comma list of " + ", ".join(SHAPES))
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--skip-default", action="store_true", help="don't time opkit's built-in kernel (slow at 4096^3)")
     p.add_argument("--out", required=True)
+    p.add_argument("--settle", type=float, default=SETTLE_S,
+                   help="seconds of sleep before each implementation's timings (docstring)")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
     a = p.parse_args()
+    SETTLE_S = a.settle
     shapes = a.shapes.split(",")
     if a.child:
         print(json.dumps(child(a.child, a.reps, shapes, a.skip_default)))
@@ -113,7 +130,7 @@ def main():
         env = dict(os.environ, OPKIT_NUM_THREADS=str(n), OMP_NUM_THREADS=str(n), OPENBLAS_NUM_THREADS=str(n),
                    MKL_NUM_THREADS=str(n), BLIS_NUM_THREADS=str(n))
         cmd = [sys.executable, os.path.abspath(__file__), "--out", a.out, "--child", str(n), "--reps", str(a.reps),
-               "--shapes", a.shapes] + (["--skip-default"] if a.skip_default else [])
+               "--shapes", a.shapes, "--settle", str(a.settle)] + (["--skip-default"] if a.skip_default else [])
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             print(proc.stderr[-2000:])
