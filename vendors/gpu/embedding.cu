@@ -4,7 +4,7 @@
 // backward skips it (documented in docs/cuda-vendor.md). Ids equal to padding_idx add
 // nothing either.
 //
-// Forward: one thread per 16-byte pack of an output row.
+// Forward: a block per part of an output row, two 16-byte packs a thread (emb_forward).
 //
 // Backward: the work is dweight written once plus the ids' dy rows, never a dense
 // [V, D] accumulator. The host zeroes tag[V] and the counters and sets owner[V] to ~0, then:
@@ -91,28 +91,53 @@ OPK_DEV void store_f32(float* row, int64_t c, int64_t n, bool vec, const float (
     }
 }
 
+// The forward's blocks: kEmbeddingForwardThreads threads copy kEmbeddingForwardUnroll
+// packs each of one output row, every load of a thread issued before its stores. A block
+// finds its row and its part of that row with one division. The first kernel (one thread
+// per pack in a grid-stride loop) divided and looked the row up per pack: on an H200, V
+// 128256 x D 4096 with 8192 ids, 0.043 -> 0.040 ms in bf16 and 0.080 -> 0.076 ms in f32
+// (bench/experiments/embedding_forward_variants.cu, docs/PERFORMANCE.md). The same copy
+// with its row from a second grid dimension and no division at all measured 0.036 /
+// 0.069: the divisions per block are what is left (a version that kept the row part per
+// block but still divided four times per thread measured 0.043 / 0.082).
 template <typename T>
 OPK_DEV void emb_forward(const EmbeddingArgs& a) {
-    constexpr int P = Pack<T>::n;
-    const int64_t D = a.D, packs = (D + P - 1) / P, total = a.count * packs;
+    constexpr int P = Pack<T>::n, U = kEmbeddingForwardUnroll;
+    const int64_t D = a.D, packs = (D + P - 1) / P;
+    const int64_t span = int64_t(blockDim.x) * U;  // packs a block copies
+    const int64_t per_row = (packs + span - 1) / span, blocks = a.count * per_row;
     const bool vec = a.weight_vec && a.rows.vec;
-    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-         i += int64_t(gridDim.x) * blockDim.x) {
-        const int64_t k = i / packs, c = i - k * packs, e = c * P;
-        const int64_t id = id_at(a, k);
+    for (int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
+        const int64_t k = b / per_row;
+        const int64_t c0 = (b - k * per_row) * span + threadIdx.x;
+        const int64_t id = id_at(a, k);  // the same for the whole block
         T* yr = row_ptr<T>(a.rows, k);
         if (id < 0 || id >= a.V) {
             float nan[P];
 #pragma unroll
             for (int j = 0; j < P; ++j) nan[j] = NAN;
-            store_pack<T, P>(yr, c, D, a.rows.vec, nan);
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int64_t c = c0 + int64_t(u) * blockDim.x;
+                if (c < packs) store_pack<T, P>(yr, c, D, a.rows.vec, nan);
+            }
             continue;
         }
         const T* wr = static_cast<const T*>(a.weight) + id * a.weight_stride;
-        if (vec && e + P <= D) {  // a raw copy: bit-exact, NaN payloads included
-            *reinterpret_cast<uint4*>(yr + e) = *reinterpret_cast<const uint4*>(wr + e);
-        } else {
-            for (int j = 0; j < P && e + j < D; ++j) yr[e + j] = wr[e + j];
+        uint4 v[U];  // raw copies: bit-exact, NaN payloads included
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int64_t e = (c0 + int64_t(u) * blockDim.x) * P;
+            if (vec && e + P <= D) v[u] = *reinterpret_cast<const uint4*>(wr + e);
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int64_t c = c0 + int64_t(u) * blockDim.x, e = c * P;
+            if (c >= packs) continue;
+            if (vec && e + P <= D)
+                *reinterpret_cast<uint4*>(yr + e) = v[u];
+            else
+                for (int j = 0; j < P && e + j < D; ++j) yr[e + j] = wr[e + j];
         }
     }
 }
@@ -226,9 +251,9 @@ OPK_DEV void emb_write(const EmbeddingArgs& a) {
 
 using namespace opk;
 
-OPK_KERNEL(opk_emb_fwd_f32, 256)(const EmbeddingArgs a) { emb_forward<float>(a); }
-OPK_KERNEL(opk_emb_fwd_f16, 256)(const EmbeddingArgs a) { emb_forward<opk_f16>(a); }
-OPK_KERNEL(opk_emb_fwd_bf16, 256)(const EmbeddingArgs a) { emb_forward<opk_bf16>(a); }
+OPK_KERNEL(opk_emb_fwd_f32, kEmbeddingForwardThreads)(const EmbeddingArgs a) { emb_forward<float>(a); }
+OPK_KERNEL(opk_emb_fwd_f16, kEmbeddingForwardThreads)(const EmbeddingArgs a) { emb_forward<opk_f16>(a); }
+OPK_KERNEL(opk_emb_fwd_bf16, kEmbeddingForwardThreads)(const EmbeddingArgs a) { emb_forward<opk_bf16>(a); }
 OPK_KERNEL(opk_emb_mark, 256)(const EmbeddingArgs a) { emb_mark(a); }
 // On AMD this kernel reads its arguments where the dispatch put them, in the read-only
 // kernarg segment (the only explicit argument, so at offset 0): clang 15 gives a struct

@@ -264,6 +264,11 @@ constexpr int kRopeHeads = 4;
 
 // embedding forward (weight rows gathered into y) and backward (dy rows summed into
 // dweight). The backward's maps and lists are stream-ordered scratch; see embedding.cu.
+// The embedding forward's launch: blocks of this many threads, each thread copying this
+// many 16-byte packs of one output row (vendors/gpu/embedding.cu).
+constexpr int kEmbeddingForwardThreads = 128;
+constexpr int kEmbeddingForwardUnroll = 2;
+
 struct EmbeddingArgs {
     const void* weight;   // forward: [V, D]
     int64_t weight_stride;

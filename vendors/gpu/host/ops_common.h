@@ -206,8 +206,8 @@ inline size_t pack_grid(const Device& d, int64_t packs) {
 // loops then run once but still cover any size. For the dense element-wise kernels on an
 // H100 this beat the capped grid above by 3-4 % for bf16 swiglu/geglu and f32 alike
 // (2984 against 2892 GB/s for bf16 swiglu backward, 32768x4096): no block waits on a
-// slow neighbour's last iterations. (The embedding gather measured the opposite: 0.057
-// against 0.053 ms bf16, so it keeps the capped grid.)
+// slow neighbour's last iterations. (The embedding forward has its own launch: a block per
+// part of a row, ops_embedding.cpp.)
 inline size_t one_pack_per_thread_grid(int64_t packs) {
     return size_t(std::min<int64_t>((packs + 255) / 256, int64_t(1) << 30));
 }

@@ -60,8 +60,13 @@ opkit_status run(const args::embedding_forward& call) {
     a.count = count;
     a.V = call.weight->shape[0];
     a.D = D;
-    const int64_t packs = count * ((D + 16 / es - 1) / (16 / es));
-    return launch(d, Module::embedding, kFwd[type], pack_grid(d, packs), 256, call.stream, a);
+    // A block per kEmbeddingForwardThreads * kEmbeddingForwardUnroll packs of a row; past
+    // 2^24 blocks (2^31 threads, inside both runtimes' grid limits) the kernel's loop
+    // over blocks takes the rest.
+    const int64_t span = int64_t(opk::kEmbeddingForwardThreads) * opk::kEmbeddingForwardUnroll;
+    const int64_t packs = (D + 16 / es - 1) / (16 / es), blocks = count * ((packs + span - 1) / span);
+    return launch(d, Module::embedding, kFwd[type], size_t(std::min<int64_t>(blocks, int64_t(1) << 24)),
+                  opk::kEmbeddingForwardThreads, call.stream, a);
 }
 
 opkit_status run(const args::embedding_backward& call) {
