@@ -14,14 +14,8 @@ the same arrays (DLPack, no copy), once with only the blas vendor allowed and on
 it disabled; opkit_last_dispatch proves who served each. The ratios are opkit+blas's time
 over PyTorch's (target <= 1.5) and over NumPy's. The median of --reps calls is kept.
 
-Before each implementation's timings the process sleeps --settle seconds (default 0.25):
-the libraries' worker threads poll for a while after a parallel call before they sleep
-(GNU OpenMP, which PyTorch's CPU kernels and oneDNN use, for tens of milliseconds by
-default; OpenBLAS's threads too), so whichever library is timed right after the other
-would otherwise share every core with the other's polling threads (each case times opkit
-first, right after PyTorch's previous case: docs/PERFORMANCE.md has what that did to the
-sub-millisecond ops at 16 threads). Each library is timed in its own steady state, its own
-workers polling between its own calls.
+Before each implementation's timings it sleeps --settle seconds (0.25), as
+bench/cpu_compare.py does: its docstring says why (the other libraries' polling workers).
 """
 import argparse
 import json
