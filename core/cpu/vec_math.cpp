@@ -199,8 +199,8 @@ OPKIT_CLONES_WIDE float centered_sum_squares_bf16(const uint16_t* x, float mu, i
 // A plain loop, not stack blocks: GCC stored a 16-element block through the stack and
 // general registers (a store-forwarding stall on every block; 22 % of the op's time in
 // perf). y may still alias x: GCC's run-time alias check then takes its scalar loop.
-OPKIT_CLONES_WIDE void normalize_bf16(const uint16_t* x, float mu, float s, const float* w, const float* b, uint16_t* y,
-                                 int64_t n) {
+OPKIT_CLONES_WIDE void normalize_bf16(const uint16_t* x, float mu, float s, const float* w, const float* b,
+                                      uint16_t* y, int64_t n) {
     for (int64_t i = 0; i < n; ++i) y[i] = f32_to_bf16((bf16_to_f32(x[i]) - mu) * s * w[i] + b[i]);
 }
 
