@@ -1,8 +1,7 @@
 // Embedding forward (a row gather) variants timed side by side on one GPU: not part of the
 // build. It compiles vendors/gpu/embedding.cu into the same translation unit, so "current"
-// is the library's kernel (opk_emb_fwd_<dtype>; until f9f8e7e one thread per 16-byte pack,
-// a grid-stride loop over a grid capped at 64 blocks per SM, a 64-bit division per pack;
-// since, rows2d's B128 U2 below on a 1-D grid), and times it against:
+// is the library's kernel (opk_emb_fwd_<dtype>: rows2d's B128 U2 below; the launches it had
+// before are described at its timing), and times it against:
 //   rows2d<B,U>:  blockIdx.y walks the ids, blockIdx.x the row's packs: each thread copies
 //                 U packs of one row (all loads before the stores), with no division;
 //   rows2d_cs:    the same with streaming hints (__ldg for the table, __stcs for y);
@@ -198,27 +197,25 @@ int main() {
         a.count = count;
         a.V = V;
         a.D = D;
-        auto cur = es == 2 ? opk_emb_fwd_bf16 : opk_emb_fwd_f32;
-        const long long total = count * packs;
-        const unsigned capped = unsigned(std::min<long long>((total + 255) / 256, (long long)sms * 64));
-        const unsigned full = unsigned((total + 127) / 128);
+        auto cur = es == 2 ? opk_emb_fwd_dense_bf16 : opk_emb_fwd_dense_f32;  // what the host picks here
+        auto general = es == 2 ? opk_emb_fwd_bf16 : opk_emb_fwd_f32;          // any layout
         const char* name = es == 2 ? "bf16" : "f32";
         const double bytes = 2.0 * count * row_bytes;
         auto report = [&](const char* what, float ms, bool ok) {
             std::printf("%-5s %-26s %8.4f ms  %7.1f GB/s  %s\n", name, what, ms, bytes / ms / 1e6,
                         ok ? "same bytes" : "MISMATCH");
         };
-        // The library's kernel with the library's launch (ops_embedding.cpp). Until
-        // f9f8e7e that kernel was one thread per pack, launched on a grid capped at 64
-        // blocks of 256 per SM (efv-f9f8e7e-h200.txt: 0.0430 / 0.0803 ms); since, it is
-        // rows2d's B128 U2 on a 1-D grid, a block finding its row with one division
-        // (efv-division-h200.txt). A version that kept each block's part of the row and
-        // stepped over rows with no division in its loop, but divided four times before
-        // it, measured slower (efv-rowpart-h200.txt). The kernel is also launched here on
-        // a smaller grid (its loop over blocks then runs more than once) and on one twice
-        // the size (blocks with nothing to do).
+        // The library's kernel with the library's launch (ops_embedding.cpp: x the part of
+        // a row, y the row). Until f9f8e7e that kernel was one thread per pack on a grid
+        // capped at 64 blocks of 256 per SM (efv-f9f8e7e-h200.txt: 0.0430 / 0.0803 ms);
+        // then rows2d's B128 U2 on a 1-D grid, a block finding its row with one division
+        // (efv-division-h200.txt: 0.0402 / 0.0763); now rows2d itself (the dense kernel
+        // the host picks for this layout; "general" is the one for any layout). It is also launched
+        // on 2048 grid rows (its loop over rows runs four times) and with twice the blocks
+        // in x (blocks with nothing to copy).
         const long long span = opk::kEmbeddingForwardThreads * opk::kEmbeddingForwardUnroll;
-        const unsigned lib = unsigned(count * ((packs + span - 1) / span));
+        const unsigned per_row = unsigned((packs + span - 1) / span);
+        const dim3 lib(per_row, unsigned(std::min<long long>(count, 65535)));
         const float t_lib = batch_median_ms([&] { cur<<<lib, opk::kEmbeddingForwardThreads>>>(a); });
         bool lib_ok = true;  // the reference itself, against the table on the host
         {
@@ -239,10 +236,14 @@ int main() {
             CHECK_CUDA(cudaMemset(y, 0, count * row_bytes));
             return ok;
         };
-        const float t_cur = batch_median_ms([&] { cur<<<capped, opk::kEmbeddingForwardThreads>>>(af); });
-        report("lib kernel, capped grid", t_cur, same());
-        const float t_full = batch_median_ms([&] { cur<<<full, opk::kEmbeddingForwardThreads>>>(af); });
-        report("lib kernel, 2x lib grid", t_full, same());
+        const float t_cur =
+            batch_median_ms([&] { cur<<<dim3(per_row, 2048), opk::kEmbeddingForwardThreads>>>(af); });
+        report("lib kernel, 2048 grid rows", t_cur, same());
+        const float t_full =
+            batch_median_ms([&] { cur<<<dim3(2 * per_row, lib.y), opk::kEmbeddingForwardThreads>>>(af); });
+        report("lib kernel, 2x grid x", t_full, same());
+        const float t_gen = batch_median_ms([&] { general<<<lib, opk::kEmbeddingForwardThreads>>>(af); });
+        report("lib general kernel", t_gen, same());
         auto run2d = [&](const char* what, auto kernel, int B, int U) {
             const unsigned gx = unsigned((packs + B * U - 1) / (B * U));
             const unsigned gy = unsigned(std::min<long long>(count, 65535));

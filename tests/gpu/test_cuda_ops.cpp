@@ -542,7 +542,7 @@ TEST_CASE("ops: embedding forward and backward match the CPU", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     uint64_t seed = 700;
     for (opkit_dtype d : kFloats)
-        for (int64_t D : {1, 3, 127, 4097})
+        for (int64_t D : {1, 3, 64, 127, 4097})  // 64: whole packs, the dense kernel where the layout allows
             for (int variant = 0; variant < 3; ++variant) {  // 0: int64 ids, 1: int32 ids + padding, 2: strided
                 const int64_t V = 37;
                 const std::string what = std::string("embedding ") + dtype_name(d) + " D " + std::to_string(D) +
@@ -573,6 +573,28 @@ TEST_CASE("ops: embedding forward and backward match the CPU", "[gpu][ops]") {
                 });
                 CHECK(same(*dw, "embedding_backward", "dweight", what + " dweight"));
             }
+}
+
+TEST_CASE("ops: embedding forward over more ids than a grid has rows", "[gpu][ops]") {
+    // The forward's grid takes one row per block row, at most 65535 (the second grid
+    // dimension's limit): the kernel steps over the rest. Rows of one block, and of two (f32
+    // rows of 1100: 275 packs).
+    if (!cuda_or_skip()) return;
+    uint64_t seed = 740;
+    for (opkit_dtype d : kFloats)
+        for (int64_t D : {8, 1100}) {
+            const std::string what = std::string("embedding forward, 70001 ids, ") + dtype_name(d) + " D " +
+                                     std::to_string(D);
+            INFO(what);
+            const int64_t V = 11, count = 70001;
+            TP w = make(d, {V, D}), ids = make(i32(), {count}), y = make(d, {count, D});
+            w->random(-1, 1, seed++);
+            ids->random_ints(0, V - 1, seed++);
+            y->poison();
+            for (Tensor* t : {w.get(), ids.get(), y.get()}) t->upload();
+            both([&](bool g) { return opkit_embedding_forward(on(g, w), on(g, ids), on(g, y), nullptr); });
+            CHECK(same(*y, "embedding_forward", "y", what + " y"));
+        }
 }
 
 TEST_CASE("ops: embedding backward with many repeated ids, no ids, and out-of-range ids", "[gpu][ops]") {

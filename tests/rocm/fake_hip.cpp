@@ -58,7 +58,7 @@ bool has_memory() {
 
 struct Launch {
     const char* name;
-    unsigned grid, block, smem;
+    unsigned grid, grid_y, block, smem;
 };
 std::mutex g_mu;
 std::deque<std::string> g_names;  // hipFunction_t handles point at these (stable addresses)
@@ -152,11 +152,11 @@ FAKE_WITH_MEMORY(hipModuleGetFunction, (hipFunction_t* f, hipModule_t, const cha
     *f = reinterpret_cast<hipFunction_t>(const_cast<char*>(g_names.back().c_str()));
 })
 FAKE_WITH_MEMORY(hipModuleLaunchKernel,
-                 (hipFunction_t f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned, unsigned smem,
+                 (hipFunction_t f, unsigned gx, unsigned gy, unsigned, unsigned bx, unsigned, unsigned, unsigned smem,
                   hipStream_t, void**, void**),
                  {
                      std::lock_guard<std::mutex> lock(g_mu);
-                     g_launches.push_back({reinterpret_cast<const char*>(f), gx, bx, smem});
+                     g_launches.push_back({reinterpret_cast<const char*>(f), gx, gy, bx, smem});
                  })
 FAKE_WITH_MEMORY(hipMalloc, (void** p, size_t bytes), *p = std::calloc(1, bytes ? bytes : 1);)
 FAKE_WITH_MEMORY(hipFree, (void* p), std::free(p);)
@@ -181,11 +181,13 @@ FAKE_EXPORT int fake_hip_launch_count(void) {
     std::lock_guard<std::mutex> lock(g_mu);
     return int(g_launches.size());
 }
-FAKE_EXPORT int fake_hip_launch(int i, const char** name, unsigned* grid, unsigned* block, unsigned* smem) {
+FAKE_EXPORT int fake_hip_launch(int i, const char** name, unsigned* grid, unsigned* grid_y, unsigned* block,
+                                unsigned* smem) {
     std::lock_guard<std::mutex> lock(g_mu);
     if (i < 0 || i >= int(g_launches.size())) return 0;
     *name = g_launches[size_t(i)].name;
     *grid = g_launches[size_t(i)].grid;
+    *grid_y = g_launches[size_t(i)].grid_y;
     *block = g_launches[size_t(i)].block;
     *smem = g_launches[size_t(i)].smem;
     return 1;

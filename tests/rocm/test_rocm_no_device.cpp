@@ -116,7 +116,7 @@ namespace {
 
 struct Launch {
     std::string name;
-    unsigned grid = 0, block = 0, smem = 0;
+    unsigned grid = 0, grid_y = 0, block = 0, smem = 0;
 };
 
 // The launches the fake runtime (already loaded by the vendor) recorded so far.
@@ -125,7 +125,7 @@ std::vector<Launch> recorded_launches() {
     if (!lib) lib = dlopen("libamdhip64.so.5", RTLD_NOW | RTLD_NOLOAD);
     REQUIRE(lib != nullptr);
     using CountFn = int (*)();
-    using GetFn = int (*)(int, const char**, unsigned*, unsigned*, unsigned*);
+    using GetFn = int (*)(int, const char**, unsigned*, unsigned*, unsigned*, unsigned*);
     const auto count = reinterpret_cast<CountFn>(dlsym(lib, "fake_hip_launch_count"));
     const auto get = reinterpret_cast<GetFn>(dlsym(lib, "fake_hip_launch"));
     REQUIRE(count != nullptr);
@@ -134,7 +134,7 @@ std::vector<Launch> recorded_launches() {
     for (int i = 0; i < count(); ++i) {
         const char* name = nullptr;
         Launch l;
-        REQUIRE(get(i, &name, &l.grid, &l.block, &l.smem) == 1);
+        REQUIRE(get(i, &name, &l.grid, &l.grid_y, &l.block, &l.smem) == 1);
         l.name = name;
         out.push_back(l);
     }
@@ -147,16 +147,18 @@ struct RocmTensor {
     std::vector<int64_t> shape;
     void* base = nullptr;
     opkit_tensor t{};
-    RocmTensor(std::vector<int64_t> s, int bits, uint64_t offset_elements = 0) : shape(std::move(s)) {
+    // code: the dtype code; -1 = a float of `bits` (32: f32, 16: bf16).
+    RocmTensor(std::vector<int64_t> s, int bits, uint64_t offset_elements = 0, int code = -1)
+        : shape(std::move(s)) {
         int64_t n = 1;
         for (int64_t d : shape) n *= d;
         const size_t bytes = size_t(n + int64_t(offset_elements)) * size_t(bits / 8);
         REQUIRE(opkit_malloc(opkit_device{OPKIT_DEVICE_ROCM, 0}, bytes, &base) == OPKIT_OK);
-        const uint8_t code = bits == 32 ? OPKIT_DTYPE_FLOAT : OPKIT_DTYPE_BFLOAT;
+        if (code < 0) code = bits == 32 ? OPKIT_DTYPE_FLOAT : OPKIT_DTYPE_BFLOAT;
         t = opkit_tensor{base,
                          {OPKIT_DEVICE_ROCM, 0},
                          int32_t(shape.size()),
-                         {code, uint8_t(bits), 1},
+                         {uint8_t(code), uint8_t(bits), 1},
                          shape.data(),
                          nullptr,
                          offset_elements * uint64_t(bits / 8)};
@@ -212,6 +214,23 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         });
         CHECK(l.name == "opk_ln_fwd_fixed_bf16_g256");
         CHECK(l.block == 256);
+    }
+    SECTION("embedding forward: the grid's x is the part of a row, its y the row (capped)") {
+        RocmTensor w({37, 4097}, kBf16), y({3, 4097}, kBf16), ids({3}, 64, 0, OPKIT_DTYPE_INT);
+        Launch l = first_launch_of([&] { return opkit_embedding_forward(w.get(), ids.get(), y.get(), nullptr); });
+        CHECK(l.name == "opk_emb_fwd_bf16");  // 4097 is not a whole number of packs: the general kernel
+        CHECK(l.block == 128);
+        CHECK(l.grid == 3);  // 513 packs of 8, in blocks of 128 threads x 2 packs
+        CHECK(l.grid_y == 3);
+        RocmTensor wn({5, 8}, kF32), yn({70000, 8}, kF32), idn({70000}, 64, 0, OPKIT_DTYPE_INT);
+        l = first_launch_of([&] { return opkit_embedding_forward(wn.get(), idn.get(), yn.get(), nullptr); });
+        CHECK(l.name == "opk_emb_fwd_dense_f32");  // dense ids, rows of whole packs
+        CHECK(l.block == 128);
+        CHECK(l.grid == 1);
+        CHECK(l.grid_y == 65535);  // the kernel steps over the other 4465 rows
+        Launch r = first_launch_of(
+            [&] { return opkit_rms_norm_forward(yn.get(), nullptr, 1e-6f, 0.0f, yn.get(), nullptr, nullptr); });
+        CHECK(r.grid_y == 1);  // the 1-D launches say so
     }
     SECTION("softmax backward: the exact and eight-pack kernels") {
         RocmTensor dy({2, 16384}, kBf16), y({2, 16384}, kBf16), dx({2, 16384}, kBf16);

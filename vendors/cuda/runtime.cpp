@@ -127,9 +127,9 @@ public:
         return OPKIT_OK;
     }
 
-    opkit_status launch(void* fn, const char* name, unsigned grid, unsigned block, unsigned smem,
+    opkit_status launch(void* fn, const char* name, unsigned grid_x, unsigned grid_y, unsigned block, unsigned smem,
                         opkit_stream stream, void** params) override {
-        const CUresult r = drv().cuLaunchKernel(static_cast<CUfunction>(fn), grid, 1, 1, block, 1, 1, smem,
+        const CUresult r = drv().cuLaunchKernel(static_cast<CUfunction>(fn), grid_x, grid_y, 1, block, 1, 1, smem,
                                                 as_stream(stream), params, nullptr);
         if (r != CUDA_SUCCESS) return cu_fail(r, (std::string("cuLaunchKernel(") + name + ")").c_str());
         return OPKIT_OK;

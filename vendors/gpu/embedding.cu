@@ -91,46 +91,47 @@ OPK_DEV void store_f32(float* row, int64_t c, int64_t n, bool vec, const float (
     }
 }
 
+// A 16-byte pack of NaNs of type T, built from words (a local array of T here became 2 KiB
+// of LDS per block on gfx90a/gfx940: rows.cuh's rule against punned local arrays).
+template <typename T>
+OPK_DEV uint4 nan_pack() {
+    uint32_t w;
+    if constexpr (sizeof(T) == 4)
+        w = __float_as_uint(NAN);
+    else
+        w = f32_to_word(NAN, NAN, T());
+    return make_uint4(w, w, w, w);
+}
+
 // The forward's blocks: kEmbeddingForwardThreads threads copy kEmbeddingForwardUnroll
-// packs each of one output row, every load of a thread issued before its stores. A block
-// finds its row and its part of that row with one division. The first kernel (one thread
-// per pack in a grid-stride loop) divided and looked the row up per pack: on an H200, V
-// 128256 x D 4096 with 8192 ids, 0.043 -> 0.040 ms in bf16 and 0.080 -> 0.076 ms in f32
-// (bench/experiments/embedding_forward_variants.cu, docs/PERFORMANCE.md). The same copy
-// with its row from a second grid dimension and no division at all measured 0.036 /
-// 0.069, and compiles to 28 registers where this kernel takes 56 (9 blocks of 128 an SM
-// instead of 16): the divisions per block and the general row lookup are what is left (a
-// version that kept the row part per block but still divided four times per thread
-// measured 0.043 / 0.082).
+// packs each of one output row, every load of a thread issued before its stores; the
+// grid's x is the part of a row, its y the row (stepping by gridDim.y past the second
+// dimension's limit), so no block divides. On an H200, V 128256 x D 4096 with 8192 ids
+// (bench/experiments/embedding_forward_variants.cu, "rows2d" B128 U2; docs/PERFORMANCE.md):
+// 0.036 / 0.069 ms bf16 / f32, against 0.043 / 0.080 for the first kernel (one thread per
+// pack in a grid-stride loop, a 64-bit division and a row lookup per pack) and 0.040 /
+// 0.076 for a 1-D grid whose blocks found their row with one division. In the library
+// (the dense kernel below, launched as the host does): 0.0367 / 0.0698 ms; this general
+// kernel on the same grid 0.0400 / 0.0744.
 template <typename T>
 OPK_DEV void emb_forward(const EmbeddingArgs& a) {
     constexpr int P = Pack<T>::n, U = kEmbeddingForwardUnroll;
     const int64_t D = a.D, packs = (D + P - 1) / P;
-    const int64_t span = int64_t(blockDim.x) * U;  // packs a block copies
-    const int64_t per_row = (packs + span - 1) / span, blocks = a.count * per_row;
+    const int64_t c0 = int64_t(blockIdx.x) * (int64_t(blockDim.x) * U) + threadIdx.x;
     const bool vec = a.weight_vec && a.rows.vec;
-    for (int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
-        const int64_t k = b / per_row;
-        const int64_t c0 = (b - k * per_row) * span + threadIdx.x;
+    for (int64_t k = blockIdx.y; k < a.count; k += gridDim.y) {
         const int64_t id = id_at(a, k);  // the same for the whole block
         T* yr = row_ptr<T>(a.rows, k);
-        if (id < 0 || id >= a.V) {
-            float nan[P];
-#pragma unroll
-            for (int j = 0; j < P; ++j) nan[j] = NAN;
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const int64_t c = c0 + int64_t(u) * blockDim.x;
-                if (c < packs) store_pack<T, P>(yr, c, D, a.rows.vec, nan);
-            }
-            continue;
-        }
-        const T* wr = static_cast<const T*>(a.weight) + id * a.weight_stride;
+        // An id out of range writes NaN through the same stores (one store path kept the
+        // AMD build's scalar registers from spilling: 104 SGPRs with 30 spilled with a
+        // second one, store_pack's).
+        const bool bad = id < 0 || id >= a.V;
+        const T* wr = static_cast<const T*>(a.weight) + (bad ? 0 : id) * a.weight_stride;
         uint4 v[U];  // raw copies: bit-exact, NaN payloads included
 #pragma unroll
         for (int u = 0; u < U; ++u) {
             const int64_t e = (c0 + int64_t(u) * blockDim.x) * P;
-            if (vec && e + P <= D) v[u] = *reinterpret_cast<const uint4*>(wr + e);
+            if (vec && e + P <= D) v[u] = bad ? nan_pack<T>() : *reinterpret_cast<const uint4*>(wr + e);
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
@@ -139,7 +140,40 @@ OPK_DEV void emb_forward(const EmbeddingArgs& a) {
             if (vec && e + P <= D)
                 *reinterpret_cast<uint4*>(yr + e) = v[u];
             else
-                for (int j = 0; j < P && e + j < D; ++j) yr[e + j] = wr[e + j];
+                for (int j = 0; j < P && e + j < D; ++j) yr[e + j] = bad ? from_f32<T>(NAN) : wr[e + j];
+        }
+    }
+}
+
+// The forward for the common layout, which the host picks when the ids are one strided
+// run (nd <= 1), the rows of y one stride apart, the table and y 16-byte aligned and D a
+// whole number of packs: no row lookup through RowsView and no tail, so its registers stay
+// near those of the experiment's copy (28 on sm_90, against 56 for emb_forward, whose
+// generality keeps 64-bit offsets of two views live: that is 9 blocks an SM instead of
+// 16, and a gather's speed is its loads in flight).
+template <typename T>
+OPK_DEV void emb_forward_dense(const EmbeddingArgs& a) {
+    constexpr int P = Pack<T>::n, U = kEmbeddingForwardUnroll;
+    const int64_t packs = a.D / P;
+    const int64_t c0 = int64_t(blockIdx.x) * (int64_t(blockDim.x) * U) + threadIdx.x;
+    const int64_t ids_stride = a.ids.nd ? a.ids.stride[0] : 0, y_stride = a.rows.nd ? a.rows.stride[0] : 0;
+    for (int64_t k = blockIdx.y; k < a.count; k += gridDim.y) {
+        const int64_t id = a.ids64 ? static_cast<const int64_t*>(a.ids.data)[k * ids_stride]
+                                   : int64_t(static_cast<const int32_t*>(a.ids.data)[k * ids_stride]);
+        const bool bad = id < 0 || id >= a.V;  // a NaN row, the table not read
+        const uint4* src = reinterpret_cast<const uint4*>(static_cast<const T*>(a.weight) +
+                                                          (bad ? 0 : id) * a.weight_stride);
+        uint4* dst = reinterpret_cast<uint4*>(static_cast<T*>(a.rows.data) + k * y_stride);
+        uint4 v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int64_t c = c0 + int64_t(u) * blockDim.x;
+            if (c < packs) v[u] = bad ? nan_pack<T>() : src[c];
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int64_t c = c0 + int64_t(u) * blockDim.x;
+            if (c < packs) dst[c] = v[u];
         }
     }
 }
@@ -256,6 +290,9 @@ using namespace opk;
 OPK_KERNEL(opk_emb_fwd_f32, kEmbeddingForwardThreads)(const EmbeddingArgs a) { emb_forward<float>(a); }
 OPK_KERNEL(opk_emb_fwd_f16, kEmbeddingForwardThreads)(const EmbeddingArgs a) { emb_forward<opk_f16>(a); }
 OPK_KERNEL(opk_emb_fwd_bf16, kEmbeddingForwardThreads)(const EmbeddingArgs a) { emb_forward<opk_bf16>(a); }
+OPK_KERNEL(opk_emb_fwd_dense_f32, kEmbeddingForwardThreads)(const EmbeddingArgs a) { emb_forward_dense<float>(a); }
+OPK_KERNEL(opk_emb_fwd_dense_f16, kEmbeddingForwardThreads)(const EmbeddingArgs a) { emb_forward_dense<opk_f16>(a); }
+OPK_KERNEL(opk_emb_fwd_dense_bf16, kEmbeddingForwardThreads)(const EmbeddingArgs a) { emb_forward_dense<opk_bf16>(a); }
 OPK_KERNEL(opk_emb_mark, 256)(const EmbeddingArgs a) { emb_mark(a); }
 // On AMD this kernel reads its arguments where the dispatch put them, in the read-only
 // kernarg segment (the only explicit argument, so at offset 0): clang 15 gives a struct

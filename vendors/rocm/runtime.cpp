@@ -143,10 +143,10 @@ public:
                     bytes);
     }
 
-    opkit_status launch(void* fn, const char* name, unsigned grid, unsigned block, unsigned smem,
+    opkit_status launch(void* fn, const char* name, unsigned grid_x, unsigned grid_y, unsigned block, unsigned smem,
                         opkit_stream stream, void** params) override {
-        const hipError_t e = hip().hipModuleLaunchKernel(static_cast<hipFunction_t>(fn), grid, 1, 1, block, 1, 1,
-                                                         smem, as_stream(stream), params, nullptr);
+        const hipError_t e = hip().hipModuleLaunchKernel(static_cast<hipFunction_t>(fn), grid_x, grid_y, 1, block, 1,
+                                                         1, smem, as_stream(stream), params, nullptr);
         if (e != hipSuccess) return hip_fail(e, (std::string("hipModuleLaunchKernel(") + name + ")").c_str());
         return OPKIT_OK;
     }

@@ -69,7 +69,22 @@ opkit_status launch(Device& d, Module m, const char* name, size_t grid, unsigned
     if (smem + kStaticSharedReserve > (size_t(48) << 10)) OPKIT_GPU_TRY(runtime().set_max_dynamic_shared(f, name, smem));
     void* params[] = {const_cast<Args*>(&args)};
     const unsigned g = grid > 0x7fffffffu ? 0x7fffffffu : unsigned(grid);  // kernels grid-stride
-    return runtime().launch(f, name, g, block, unsigned(smem), s, params);
+    return runtime().launch(f, name, g, 1, block, unsigned(smem), s, params);
+}
+
+// The second grid dimension's limit on both vendors (CUDA's; HIP reports at least as much).
+constexpr size_t kMaxGridY = 65535;
+
+// A launch of grid_x x grid_y blocks (grid_y at most kMaxGridY: the kernel steps over the
+// rest), for kernels that take their row from blockIdx.y.
+template <class Args>
+opkit_status launch_2d(Device& d, Module m, const char* name, unsigned grid_x, size_t grid_y, unsigned block,
+                       opkit_stream s, const Args& args) {
+    if (grid_x == 0 || grid_y == 0) return OPKIT_OK;
+    void* f = nullptr;
+    OPKIT_GPU_TRY(get_function(d, m, name, &f));
+    void* params[] = {const_cast<Args*>(&args)};
+    return runtime().launch(f, name, grid_x, unsigned(grid_y > kMaxGridY ? kMaxGridY : grid_y), block, 0, s, params);
 }
 
 // Device memory for one call's temporaries, ordered on the call's stream: allocated

@@ -99,9 +99,10 @@ public:
     // Allows `fn` (kernel `name`) `bytes` of dynamic shared memory, above the default
     // 48 KiB that every launch may have without asking.
     virtual opkit_status set_max_dynamic_shared(void* fn, const char* name, size_t bytes) = 0;
-    // A 1-D launch; params: one pointer per kernel parameter (kernelParams).
-    virtual opkit_status launch(void* fn, const char* name, unsigned grid, unsigned block, unsigned smem,
-                                opkit_stream stream, void** params) = 0;
+    // A launch of grid_x x grid_y blocks of `block` threads; params: one pointer per kernel
+    // parameter (kernelParams).
+    virtual opkit_status launch(void* fn, const char* name, unsigned grid_x, unsigned grid_y, unsigned block,
+                                unsigned smem, opkit_stream stream, void** params) = 0;
 
     // ---- memory (the device current) ----
     virtual opkit_status mem_alloc(Device& d, size_t bytes, void** out) = 0;

@@ -15,6 +15,7 @@ namespace {
 using namespace opkit_gpu;
 
 const char* const kFwd[3] = OPK_DTYPE_NAMES("opk_emb_fwd");
+const char* const kFwdDense[3] = OPK_DTYPE_NAMES("opk_emb_fwd_dense");
 const char* const kInit[3] = OPK_DTYPE_NAMES("opk_emb_bwd_init");
 const char* const kAdd[3] = OPK_DTYPE_NAMES("opk_emb_bwd_add");
 const char* const kWrite[3] = OPK_DTYPE_NAMES("opk_emb_bwd_write");
@@ -60,13 +61,18 @@ opkit_status run(const args::embedding_forward& call) {
     a.count = count;
     a.V = call.weight->shape[0];
     a.D = D;
-    // A block per kEmbeddingForwardThreads * kEmbeddingForwardUnroll packs of a row; past
-    // 2^24 blocks (2^31 threads, inside both runtimes' grid limits) the kernel's loop
-    // over blocks takes the rest.
+    // Blocks of kEmbeddingForwardThreads * kEmbeddingForwardUnroll packs: x the part of a
+    // row, y the row (launch_2d caps y; the kernel steps over the rest).
     const int64_t span = int64_t(opk::kEmbeddingForwardThreads) * opk::kEmbeddingForwardUnroll;
-    const int64_t packs = (D + 16 / es - 1) / (16 / es), blocks = count * ((packs + span - 1) / span);
-    return launch(d, Module::embedding, kFwd[type], size_t(std::min<int64_t>(blocks, int64_t(1) << 24)),
-                  opk::kEmbeddingForwardThreads, call.stream, a);
+    const int64_t packs = (D + 16 / es - 1) / (16 / es), per_row = (packs + span - 1) / span;
+    if (per_row > 0x7fffffff)
+        return fail(OPKIT_ERROR_UNSUPPORTED, "%s: rows of %lld elements are longer than the %s vendor's launch allows", op,
+                    static_cast<long long>(D), runtime().vendor());
+    // The common layout (ids one strided run, y's rows one stride apart, 16-byte aligned
+    // rows of whole packs) takes the kernel without row lookups (embedding.cu says why).
+    const bool dense = a.ids.nd <= 1 && a.rows.nd <= 1 && a.weight_vec && a.rows.vec && D % (16 / es) == 0;
+    return launch_2d(d, Module::embedding, dense ? kFwdDense[type] : kFwd[type], unsigned(per_row), size_t(count),
+                     opk::kEmbeddingForwardThreads, call.stream, a);
 }
 
 opkit_status run(const args::embedding_backward& call) {
