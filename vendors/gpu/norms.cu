@@ -10,13 +10,23 @@
 namespace opk {
 namespace {
 
+// out[k] += offset, unless the offset is 0: adding +0 is not an identity (-0 + 0 = +0),
+// so nvcc kept one FADD an element for it, layer_norm's literal 0 included (Nsight Compute
+// on the H200: 8 of each pack's 32 FADDs in the bf16 layer_norm backward). A zero offset
+// now leaves the weight as it is, as PyTorch's x * w does.
+template <int P>
+OPK_DEV void add_offset(float offset, float (&out)[P]) {
+    if (offset != 0.0f)
+#pragma unroll
+        for (int k = 0; k < P; ++k) out[k] += offset;
+}
+
 // Pack c of an optional per-column vector (weight, bias) as fp32, plus `offset`.
 template <typename T, int P>
 OPK_DEV void column_pack(const T* v, int64_t c, int64_t n, bool vec, float offset, float (&out)[P]) {
     if (v) {
         load_pack<T, P>(v, c, n, vec, out);
-#pragma unroll
-        for (int k = 0; k < P; ++k) out[k] += offset;
+        add_offset(offset, out);
     } else {
 #pragma unroll
         for (int k = 0; k < P; ++k) out[k] = 1.0f;
@@ -60,11 +70,11 @@ struct WeightPacks {
     }
     // fp32 values of the dynamic shared memory that the weight row takes (0 without one).
     OPK_DEV int64_t shared_floats(const Span& s) const { return Shared && w ? s.packs * 4 : 0; }
+    template <int WordMode = -1>
     OPK_DEV void get(int64_t c, int64_t n, float (&out)[P]) const {
         if (Shared && w) {
-            unpack<T, P>(reinterpret_cast<const uint4*>(norm_columns)[c], out);
-#pragma unroll
-            for (int k = 0; k < P; ++k) out[k] += offset;
+            unpack<T, P, WordMode>(reinterpret_cast<const uint4*>(norm_columns)[c], out);
+            add_offset(offset, out);
         } else {
             column_pack<T, P>(w, c, n, vec, offset, out);  // 1 where there is no weight
         }
@@ -400,8 +410,9 @@ OPK_DEV void ln_forward_exact(const NormArgs& a) {
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); dweight += dy * xhat; dbias += dy.
 // RegSums: dweight/dbias summed in registers (ColumnRegs) rather than in shared memory or
 // the partial rows (ColumnAcc): cached 2-byte rows, and fp32 rows in opk_ln_bwd_regs_f32.
+// WordMode: how bf16 packs convert (rows.cuh, unpack).
 template <typename T, int G, int C, bool Exact, bool Prefetch = kNormBwdPrefetch<T, C>,
-          bool SharedW = kNormBwdSharedWeight<G, C>, bool RegSums = (C > 0 && sizeof(T) == 2)>
+          bool SharedW = kNormBwdSharedWeight<G, C>, bool RegSums = (C > 0 && sizeof(T) == 2), int WordMode = -1>
 OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     const RowGroup<G> g;
@@ -433,7 +444,7 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
         float sums[2] = {0.0f, 0.0f};  // sum(g), sum(g * xhat)
         auto first = [&](int i, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P];
-            w.get(c, sp.n, wv);
+            w.template get<WordMode>(c, sp.n, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) {
                 if (!Exact && c * P + k >= sp.n) continue;  // the fill past the end
@@ -446,7 +457,7 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
         };
         if constexpr (cached) {
             if constexpr (!Prefetch) prefetch2<Exact>(a.x, a.dy, r, a.rows, sp, xc, dyc);
-            each2<Exact>(dyc, xc, sp, first);
+            each2<Exact, WordMode>(dyc, xc, sp, first);
             if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
         } else {
             stream_rows2<T>(dyr, a.dy.vec, xr, a.x.vec, sp, first);
@@ -455,13 +466,13 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
         const float mg = sums[0] * inv_n, mgx = sums[1] * inv_n;
         auto emit = [&](int, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P], out[P];
-            w.get(c, sp.n, wv);
+            w.template get<WordMode>(c, sp.n, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = inv * (dy[k] * wv[k] - mg - (x[k] - mu) * inv * mgx);
             store_pack<T, P, CacheHint::normal, Exact>(dxr, c, sp.n, a.dx.vec, out);
         };
         if constexpr (cached) {
-            each2<Exact>(dyc, xc, sp, emit);
+            each2<Exact, WordMode>(dyc, xc, sp, emit);
             if constexpr (Prefetch) {
                 xc = xn;
                 dyc = dyn;
@@ -480,6 +491,19 @@ OPK_DEV void ln_backward(const NormArgs& a) {
     if constexpr (kExactPath<G, C> && sizeof(T) == 4)
         if (a.exact) return ln_backward_rows<T, G, C, true>(a, smem);
     ln_backward_rows<T, G, C, false>(a, smem);
+}
+
+// layer_norm's 2-byte backward of 1025 to 2048 packs (kRowConfigsNormBwd16Long): bf16
+// packs convert through to_f32, as before kBf16WordUnpack. With the word form this kernel
+// measured slower on the H200 (bf16 4096x16384 0.217 -> 0.265 ms, the same 184 bytes
+// spilled; bench/results/2026-11-28-s8/) where every other bf16 kernel measured faster
+// or the same (rms_norm's backward of the same table 0.162 -> 0.142).
+constexpr int kLnBwdLongWordMode = 0;
+template <typename T, int G, int C>
+OPK_DEV void ln_backward_long(const NormArgs& a) {
+    __shared__ float smem[kReduceSlots];
+    ln_backward_rows<T, G, C, false, kNormBwdPrefetch<T, C>, kNormBwdSharedWeight<G, C>, (C > 0 && sizeof(T) == 2),
+                     kLnBwdLongWordMode>(a, smem);
 }
 
 // rms_norm's fp32 backward of rows exact for kRowConfigsNormBwdRegs32's config 1: the
@@ -551,7 +575,7 @@ OPK_ROW_KERNEL(opk_rms_bwd_regs_f32, NormArgs, rms_backward_regs, float, kRowCon
                OPK_ROW_RESIDENT_THREADS_WIDE)
 // Both backwards, 2-byte rows of 1025 to 2048 packs, and rms_norm's exact rows from 512
 // packs (kRowConfigsNormBwd16Long, kRmsBwd16ExactMinPacks).
-OPK_ROW_KERNEL_C1_2BYTE(opk_ln_bwd_long, NormArgs, ln_backward, kRowConfigsNormBwd16Long, OPK_ROW_RESIDENT_THREADS_WIDE)
+OPK_ROW_KERNEL_C1_2BYTE(opk_ln_bwd_long, NormArgs, ln_backward_long, kRowConfigsNormBwd16Long, OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNEL_C1_2BYTE(opk_rms_bwd_long, NormArgs, rms_backward, kRowConfigsNormBwd16Long, OPK_ROW_RESIDENT_THREADS_WIDE)
 
 // dweight / dbias: out[j] = sum over groups of partial[g][j], converted to the weight's

@@ -64,13 +64,26 @@ OPK_DEV void set_word(uint4& p, int i, uint32_t w) {
         p.w = w;
 }
 
+// Whether a pack of T converts to fp32 a 32-bit word at a time on NVIDIA too (AMD always
+// does, OPK_WORD_PACKS). bf16 does: its halves are the high 16 bits of an fp32, so a word
+// gives its two values with one shift and one mask (word_to_f32), where nvcc compiled
+// __bfloat162float of the high half to two instructions (PRMT, IMAD.U32). Nsight Compute
+// on the H200 (bench/results/2026-11-28-s8/): the bf16 layer_norm backward ran 42 warp
+// instructions an element against Liger-Kernel's 20, 9 of them such conversions.
+template <typename T>
+constexpr bool kBf16WordUnpack = std::is_same_v<T, opk_bf16>;
+
 // Word i of a pack into its elements of v as fp32, and those elements back into a word.
-// The halves go through the type's own conversion (to_f32): on NVIDIA one cvt each, as
-// the element loads of the same type compile to.
-template <typename T, int P>
+// bf16 halves through word_to_f32 (above); f16's through the type's own conversion
+// (to_f32): on NVIDIA one cvt each, as the element loads of the same type compile to.
+template <typename T, int P, bool Word = kBf16WordUnpack<T>>
 OPK_DEV void unpack_word(uint32_t w, int i, float (&v)[P]) {
     if constexpr (sizeof(T) == 4) {
         v[i] = __uint_as_float(w);
+    } else if constexpr (Word && kBf16WordUnpack<T>) {
+        const float2 f = word_to_f32(w, T());
+        v[2 * i] = f.x;
+        v[2 * i + 1] = f.y;
     } else {
         v[2 * i] = to_f32(from_bits<T>(w & 0xffffu));
         v[2 * i + 1] = to_f32(from_bits<T>(w >> 16));
@@ -84,20 +97,25 @@ OPK_DEV uint32_t pack_word(const float (&v)[P], int i) {
         return f32_to_word(v[2 * i], v[2 * i + 1], T());
 }
 
-// A pack as fp32 values, and fp32 values as a pack (round to nearest even).
-template <typename T, int P>
+// A pack as fp32 values, and fp32 values as a pack (round to nearest even). WordMode: -1
+// as kBf16WordUnpack says, 0 bf16 through to_f32 as before (for the kernels that measured
+// slower with the word form: kLnBwdLongWordMode, kSoftmaxFwdExactWordMode).
+template <typename T, int P, int WordMode = -1>
 OPK_DEV void unpack(const uint4& raw, float (&v)[P]) {
     static_assert(P == Pack<T>::n, "one whole pack");
-#if OPK_WORD_PACKS
-    unpack_word<T>(raw.x, 0, v);
-    unpack_word<T>(raw.y, 1, v);
-    unpack_word<T>(raw.z, 2, v);
-    unpack_word<T>(raw.w, 3, v);
-#else
-    const T* t = reinterpret_cast<const T*>(&raw);
+    constexpr bool word = WordMode < 0 ? kBf16WordUnpack<T> : WordMode > 0;
+#if !OPK_WORD_PACKS
+    if constexpr (!word) {
+        const T* t = reinterpret_cast<const T*>(&raw);
 #pragma unroll
-    for (int k = 0; k < P; ++k) v[k] = to_f32(t[k]);
+        for (int k = 0; k < P; ++k) v[k] = to_f32(t[k]);
+        return;
+    }
 #endif
+    unpack_word<T, P, word>(raw.x, 0, v);
+    unpack_word<T, P, word>(raw.y, 1, v);
+    unpack_word<T, P, word>(raw.z, 2, v);
+    unpack_word<T, P, word>(raw.w, 3, v);
 }
 
 template <typename T, int P>
@@ -128,6 +146,7 @@ OPK_DEV void load_pack(const T* row, int64_t c, int64_t n, bool vec, float (&v)[
 #if OPK_WORD_PACKS
         unpack<T, P>(*reinterpret_cast<const uint4*>(row + e), v);
 #else
+        if constexpr (kBf16WordUnpack<T>) return unpack<T, P>(*reinterpret_cast<const uint4*>(row + e), v);
         alignas(16) T t[P];
         *reinterpret_cast<uint4*>(t) = *reinterpret_cast<const uint4*>(row + e);
 #pragma unroll
@@ -237,14 +256,15 @@ struct RowCache {
                 load_raw<T, P>(row, c, s.n, vec, raw[i], fill);
         }
     }
-    template <bool Exact = false, class F>
+    // WordMode: unpack's.
+    template <bool Exact = false, int WordMode = -1, class F>
     OPK_DEV void each(const Span& s, F&& f) const {
 #pragma unroll
         for (int i = 0; i < C; ++i) {
             const int64_t c = int64_t(i) * s.size + s.lane;
             if (Exact || c < s.packs) {
                 float v[P];
-                unpack<T, P>(raw[i], v);
+                unpack<T, P, WordMode>(raw[i], v);
                 f(i, c, v);
             }
         }
@@ -266,8 +286,8 @@ struct RowCache {
 template <int G, int C>
 constexpr bool kExactPath = kBlockGroup<G> && C > 0 && !OPK_SMALL_VGPR_FILE;
 
-// f(i, c, a, b) over the packs two caches of the same row shape hold.
-template <bool Exact = false, typename T, int C, class F>
+// f(i, c, a, b) over the packs two caches of the same row shape hold (WordMode: unpack's).
+template <bool Exact = false, int WordMode = -1, typename T, int C, class F>
 OPK_DEV void each2(const RowCache<T, C>& ca, const RowCache<T, C>& cb, const Span& s, F&& f) {
     constexpr int P = Pack<T>::n;
 #pragma unroll
@@ -275,8 +295,8 @@ OPK_DEV void each2(const RowCache<T, C>& ca, const RowCache<T, C>& cb, const Spa
         const int64_t c = int64_t(i) * s.size + s.lane;
         if (Exact || c < s.packs) {
             float a[P], b[P];
-            unpack<T, P>(ca.raw[i], a);
-            unpack<T, P>(cb.raw[i], b);
+            unpack<T, P, WordMode>(ca.raw[i], a);
+            unpack<T, P, WordMode>(cb.raw[i], b);
             f(i, c, a, b);
         }
     }

@@ -6,7 +6,8 @@
 namespace opk {
 namespace {
 
-template <typename T, int G, int C, bool Exact>
+// WordMode: how bf16 packs convert (rows.cuh, unpack).
+template <typename T, int G, int C, bool Exact, int WordMode = -1>
 OPK_DEV void softmax_forward_rows(const SoftmaxArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
@@ -21,12 +22,12 @@ OPK_DEV void softmax_forward_rows(const SoftmaxArgs& a, float* smem) {
         if constexpr (cached) {
             // This thread's own max first (no exp), then one (max, sum) reduction.
             x.template load<Exact>(xr, sp, a.a.vec, -INFINITY);
-            x.template each<Exact>(sp, [&](int, int64_t, const float(&v)[P]) {
+            x.template each<Exact, WordMode>(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
                 for (int k = 0; k < P; ++k) m = fmaxf(m, v[k]);
             });
             const float base = exp_base(m);
-            x.template each<Exact>(sp, [&](int, int64_t, const float(&v)[P]) {
+            x.template each<Exact, WordMode>(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
                 for (int k = 0; k < P; ++k) s += exp_minus<T>(v[k], base);
             });
@@ -43,7 +44,7 @@ OPK_DEV void softmax_forward_rows(const SoftmaxArgs& a, float* smem) {
             store_pack<T, P, kStoreHint<cached>, Exact>(yr, c, sp.n, a.out.vec, out);
         };
         if constexpr (cached)
-            x.template each<Exact>(sp, emit);
+            x.template each<Exact, WordMode>(sp, emit);
         else
             stream_row_back<T>(xr, sp, a.a.vec, -INFINITY, emit);
     }
@@ -61,11 +62,15 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
 // The exact-row body alone, so that no general body shares its registers: the fp32
 // forward of rows exact for eight packs a thread (kRowConfigsFwdWide) and the fixed-group
 // forwards (kFixedGroups; kernel_params.h has the measurements). Without kExactPath
-// (gfx900/906/908) it is the general body.
+// (gfx900/906/908) it is the general body. bf16 packs convert through to_f32 here, as
+// before kBf16WordUnpack: with the word form the fixed-group bf16 kernels measured slower
+// on the H200 (4096x16384 0.0755 -> 0.0771 ms, alternating twice;
+// bench/results/2026-11-28-s8/), where the norms' kernels gained up to 12 %.
+constexpr int kSoftmaxFwdExactWordMode = 0;
 template <typename T, int G, int C>
 OPK_DEV void softmax_forward_exact(const SoftmaxArgs& a) {
     __shared__ float smem[kReduceSlots];
-    softmax_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
+    softmax_forward_rows<T, G, C, kExactPath<G, C>, kSoftmaxFwdExactWordMode>(a, smem);
 }
 
 // dx = y * (dy - sum(dy * y)). Exact: the rows are exact for the group (kExactPath), as
