@@ -57,34 +57,32 @@ opkit_status get_function(Device& d, Module m, const char* name, void** out);
 // 512 bytes at most), which counts against the same per-block limit as the dynamic part.
 constexpr size_t kStaticSharedReserve = size_t(1) << 10;
 
-// Launches a kernel whose one parameter is the plain-data struct `args`, with `smem`
-// bytes of dynamic shared memory (where that and the static part could pass the default
-// 48 KiB, the function is allowed more first).
+// The second grid dimension's limit on both vendors (CUDA's; HIP reports at least as much).
+constexpr size_t kMaxGridY = 65535;
+
+// Launches grid_x x grid_y blocks of a kernel whose one parameter is the plain-data struct
+// `args` (grid_y at most kMaxGridY: kernels that take their row from blockIdx.y step over
+// the rest), with `smem` bytes of dynamic shared memory (where that and the static part
+// could pass the default 48 KiB, the function is allowed more first).
 template <class Args>
-opkit_status launch(Device& d, Module m, const char* name, size_t grid, unsigned block, opkit_stream s,
-                    const Args& args, size_t smem = 0) {
-    if (grid == 0) return OPKIT_OK;
+opkit_status launch_2d(Device& d, Module m, const char* name, unsigned grid_x, size_t grid_y, unsigned block,
+                       opkit_stream s, const Args& args, size_t smem = 0) {
+    if (grid_x == 0 || grid_y == 0) return OPKIT_OK;
     void* f = nullptr;
     OPKIT_GPU_TRY(get_function(d, m, name, &f));
     if (smem + kStaticSharedReserve > (size_t(48) << 10)) OPKIT_GPU_TRY(runtime().set_max_dynamic_shared(f, name, smem));
     void* params[] = {const_cast<Args*>(&args)};
-    const unsigned g = grid > 0x7fffffffu ? 0x7fffffffu : unsigned(grid);  // kernels grid-stride
-    return runtime().launch(f, name, g, 1, block, unsigned(smem), s, params);
+    return runtime().launch(f, name, grid_x, unsigned(grid_y > kMaxGridY ? kMaxGridY : grid_y), block,
+                            unsigned(smem), s, params);
 }
 
-// The second grid dimension's limit on both vendors (CUDA's; HIP reports at least as much).
-constexpr size_t kMaxGridY = 65535;
-
-// A launch of grid_x x grid_y blocks (grid_y at most kMaxGridY: the kernel steps over the
-// rest), for kernels that take their row from blockIdx.y.
+// A 1-D launch (launch_2d's, one row of blocks); past 2^31 - 1 blocks the kernels'
+// grid-stride loops take the rest.
 template <class Args>
-opkit_status launch_2d(Device& d, Module m, const char* name, unsigned grid_x, size_t grid_y, unsigned block,
-                       opkit_stream s, const Args& args) {
-    if (grid_x == 0 || grid_y == 0) return OPKIT_OK;
-    void* f = nullptr;
-    OPKIT_GPU_TRY(get_function(d, m, name, &f));
-    void* params[] = {const_cast<Args*>(&args)};
-    return runtime().launch(f, name, grid_x, unsigned(grid_y > kMaxGridY ? kMaxGridY : grid_y), block, 0, s, params);
+opkit_status launch(Device& d, Module m, const char* name, size_t grid, unsigned block, opkit_stream s,
+                    const Args& args, size_t smem = 0) {
+    const unsigned g = grid > 0x7fffffffu ? 0x7fffffffu : unsigned(grid);
+    return launch_2d(d, m, name, g, 1, block, s, args, smem);
 }
 
 // Device memory for one call's temporaries, ordered on the call's stream: allocated
