@@ -59,7 +59,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
 import opkit  # noqa: E402
 
-DT = {"bf16": torch.bfloat16, "f32": torch.float32}
+DT = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
 
 
 def timed(fn, reps, warmup=5, behind_spin=True):
@@ -620,7 +620,7 @@ def substring_filter(text):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--dtypes", default="bf16,f32")
+    p.add_argument("--dtypes", default="bf16,f32", help="comma list of bf16, f16, f32")
     p.add_argument("--reps", type=int, default=30)
     p.add_argument("--quick", action="store_true", help="one shape per family")
     p.add_argument("--ops", default=None, help="comma list of substrings of op names to keep")

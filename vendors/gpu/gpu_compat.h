@@ -88,6 +88,9 @@ struct opk_bf16 {
 #define OPK_BOUNDS_RESIDENT(max_threads, resident_threads) __launch_bounds__(max_threads)
 #define OPK_SMALL_VGPR_FILE 0
 #endif
+// AMD: the bounds (the register cap is NVIDIA's; the CUDA branch below says why).
+#define OPK_BOUNDS_NV_REGS(max_threads, resident_threads, nv_registers) \
+    OPK_BOUNDS_RESIDENT(max_threads, resident_threads)
 // 16-byte packs built from words, never punned local arrays (rows.cuh says why), and loops
 // that must stay rolled for the smaller code that gives (OPK_AMD_NO_UNROLL).
 #define OPK_WORD_PACKS 1
@@ -109,6 +112,10 @@ typedef __nv_bfloat16 opk_bf16;
 // resident_threads per SM = resident_threads / max_threads blocks of the largest size.
 #define OPK_BOUNDS_RESIDENT(max_threads, resident_threads) \
     __launch_bounds__((max_threads), (resident_threads) / (max_threads))
+// At most nv_registers registers a thread, whatever the block (at most 1024 threads): for
+// an occupancy between the blocks-per-SM steps that __launch_bounds__ can ask for (nvcc
+// takes one or the other on a kernel, not both). AMD takes the bounds.
+#define OPK_BOUNDS_NV_REGS(max_threads, resident_threads, nv_registers) __maxnreg__(nv_registers)
 #define OPK_SMALL_VGPR_FILE 0
 #define OPK_WORD_PACKS 0
 #define OPK_AMD_NO_UNROLL

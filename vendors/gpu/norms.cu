@@ -71,13 +71,44 @@ struct WeightPacks {
     // fp32 values of the dynamic shared memory that the weight row takes (0 without one).
     OPK_DEV int64_t shared_floats(const Span& s) const { return Shared && w ? s.packs * 4 : 0; }
     template <int WordMode = -1>
-    OPK_DEV void get(int64_t c, int64_t n, float (&out)[P]) const {
+    OPK_DEV void get(int /*i*/, int64_t c, int64_t n, float (&out)[P]) const {
         if (Shared && w) {
             unpack<T, P, WordMode>(reinterpret_cast<const uint4*>(norm_columns)[c], out);
             add_offset(offset, out);
         } else {
             column_pack<T, P>(w, c, n, vec, offset, out);  // 1 where there is no weight
         }
+    }
+};
+
+// The weight packs of a cached backward held in registers: a block-wide group's thread
+// keeps the same columns on every row it takes, so its C packs are loaded once per kernel
+// rather than twice a row (the two passes). get(i, ...) is pack i of the thread's row
+// cache. For layer_norm's 2-byte exact backward (ln_backward_exact), where Nsight Compute
+// counted twice the 16-byte loads Liger-Kernel issues (bf16 8192x8192: 1.05 M against
+// 0.53 M warp loads), half of them the weight's, served from L1 (bench/results/2026-11-28-s9/).
+// Without a weight the packs hold 1s, so get() has no per-element select. layer_norm's
+// only: it has no weight offset (the constructor takes one for WeightPacks' signature).
+template <typename T, int C>
+struct WeightRegs {
+    static constexpr int P = Pack<T>::n;
+    RowCache<T, C> packs;
+
+    OPK_DEV WeightRegs(const T* weight, const Span& s, bool weight_vec, float /*weight_offset: 0*/) {
+        if (weight) {
+            packs.load(weight, s, weight_vec);
+        } else {
+            float ones[P];
+#pragma unroll
+            for (int k = 0; k < P; ++k) ones[k] = 1.0f;
+#pragma unroll
+            for (int i = 0; i < C; ++i) packs.raw[i] = pack_of<T, P>(ones);
+        }
+    }
+    OPK_DEV int64_t shared_floats(const Span&) const { return 0; }
+    template <int WordMode = -1>
+    OPK_DEV void get(int i, int64_t, int64_t, float (&out)[P]) const {
+        unpack<T, P, WordMode>(packs.raw[i], out);
     }
 };
 
@@ -261,7 +292,7 @@ OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
         float dot = 0.0f;
         auto first = [&](int i, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P];
-            w.get(c, sp.n, wv);
+            w.get(i, c, sp.n, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) {
                 dot += dy[k] * wv[k] * x[k];
@@ -277,9 +308,9 @@ OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
         }
         dot = group_sum1<G>(dot, smem);
         const float coef = inv * inv * inv * dot / float(sp.n);
-        auto emit = [&](int, int64_t c, const float(&dy)[P], const float(&x)[P]) {
+        auto emit = [&](int i, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P], out[P];
-            w.get(c, sp.n, wv);
+            w.get(i, c, sp.n, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = inv * dy[k] * wv[k] - coef * x[k];
             store_pack<T, P, CacheHint::normal, Exact>(dxr, c, sp.n, a.dx.vec, out);
@@ -412,14 +443,17 @@ OPK_DEV void ln_forward_exact(const NormArgs& a) {
 // the partial rows (ColumnAcc): cached 2-byte rows, and fp32 rows in opk_ln_bwd_regs_f32.
 // WordMode: how bf16 packs convert (rows.cuh, unpack).
 template <typename T, int G, int C, bool Exact, bool Prefetch = kNormBwdPrefetch<T, C>,
-          bool SharedW = kNormBwdSharedWeight<G, C>, bool RegSums = (C > 0 && sizeof(T) == 2), int WordMode = -1>
+          bool SharedW = kNormBwdSharedWeight<G, C>, bool RegSums = (C > 0 && sizeof(T) == 2), int WordMode = -1,
+          bool RegW = false>
 OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     const RowGroup<G> g;
     const Span rows_span = g.span(a.n, P);
     const Span& sp = rows_span;  // the row loop shadows it with per_row(rows_span)
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
-    const WeightPacks<T, SharedW> w(static_cast<const T*>(a.weight), sp, a.weight_vec, 0.0f);
+    static_assert(!RegW || (cached && !SharedW && kBlockGroup<G>), "register weights: cached block-wide rows");
+    using Weights = std::conditional_t<RegW, WeightRegs<T, C ? C : 1>, WeightPacks<T, SharedW>>;
+    const Weights w(static_cast<const T*>(a.weight), sp, a.weight_vec, 0.0f);
     const int64_t groups = int64_t(gridDim.x) * (int(blockDim.x) / sp.size);
     // Cached 2-byte rows: both sums in registers (bf16 32768x4096: 0.40 -> 0.60 of copy
     // bandwidth); fp32 rows of kRowConfigsNormBwd hold two packs at 64 registers, and two
@@ -444,7 +478,7 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
         float sums[2] = {0.0f, 0.0f};  // sum(g), sum(g * xhat)
         auto first = [&](int i, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P];
-            w.template get<WordMode>(c, sp.n, wv);
+            w.template get<WordMode>(i, c, sp.n, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) {
                 if (!Exact && c * P + k >= sp.n) continue;  // the fill past the end
@@ -463,12 +497,20 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
             stream_rows2<T>(dyr, a.dy.vec, xr, a.x.vec, sp, first);
         }
         group_sum<G, 2>(sums, smem);
+        // dx = inv * (g - mg - xhat * mgx). The exact-row body computes it as
+        // g * inv + cg - (x - mu) * cx: one FADD an element (x - mu) where the written-out
+        // form takes two and a multiply more (Nsight Compute, bf16 8192x8192: 6.6 FADDs an
+        // element against Liger-Kernel's 3.1). The general body keeps the written-out form:
+        // with the other, gfx900/906's f16 two-pack kernel spilled a VGPR.
         const float mg = sums[0] * inv_n, mgx = sums[1] * inv_n;
-        auto emit = [&](int, int64_t c, const float(&dy)[P], const float(&x)[P]) {
+        const float cg = -mg * inv, cx = inv * inv * mgx;
+        auto emit = [&](int i, int64_t c, const float(&dy)[P], const float(&x)[P]) {
             float wv[P], out[P];
-            w.template get<WordMode>(c, sp.n, wv);
+            w.template get<WordMode>(i, c, sp.n, wv);
 #pragma unroll
-            for (int k = 0; k < P; ++k) out[k] = inv * (dy[k] * wv[k] - mg - (x[k] - mu) * inv * mgx);
+            for (int k = 0; k < P; ++k)
+                out[k] = Exact ? fmaf(-(x[k] - mu), cx, fmaf(dy[k] * wv[k], inv, cg))
+                               : inv * (dy[k] * wv[k] - mg - (x[k] - mu) * inv * mgx);
             store_pack<T, P, CacheHint::normal, Exact>(dxr, c, sp.n, a.dx.vec, out);
         };
         if constexpr (cached) {
@@ -536,12 +578,14 @@ OPK_DEV void ln_backward_regs(const NormArgs& a) {
 // threads leave 64 VGPRs (no kExactPath) it is the general body.
 // In the library on an H200 (the A/B against the general body, alternating twice,
 // bench/results/2026-11-28-h200/): bf16 32768x4096 0.348 -> 0.336 ms, 8192x8192 0.197 ->
-// 0.193; rows of 16384 take the four-pack kernel and are unchanged.
+// 0.193; rows of 16384 take the four-pack kernel and are unchanged. The weight's packs in
+// registers (WeightRegs), loaded once: bf16 8192x8192 0.186 -> 0.174 ms, 32768x4096 0.315
+// -> 0.294, f16 0.194 -> 0.184 and 0.328 -> 0.302 (H200, bench/results/2026-11-28-s9/).
 template <typename T, int G, int C>
 OPK_DEV void ln_backward_exact(const NormArgs& a) {
     __shared__ float smem[kReduceSlots];
     if constexpr (kExactPath<G, C>)
-        ln_backward_rows<T, G, C, true, false, false>(a, smem);
+        ln_backward_rows<T, G, C, true, false, false, true, -1, true>(a, smem);
     else
         ln_backward_rows<T, G, C, false>(a, smem);
 }

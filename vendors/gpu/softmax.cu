@@ -62,15 +62,18 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
 // The exact-row body alone, so that no general body shares its registers: the fp32
 // forward of rows exact for eight packs a thread (kRowConfigsFwdWide) and the fixed-group
 // forwards (kFixedGroups; kernel_params.h has the measurements). Without kExactPath
-// (gfx900/906/908) it is the general body. bf16 packs convert through to_f32 here, as
-// before kBf16WordUnpack: with the word form the fixed-group bf16 kernels measured slower
-// on the H200 (4096x16384 0.0755 -> 0.0771 ms, alternating twice;
-// bench/results/2026-11-28-s8/), where the norms' kernels gained up to 12 %.
-constexpr int kSoftmaxFwdExactWordMode = 0;
+// (gfx900/906/908) it is the general body. How bf16 packs convert (unpack's WordMode): a
+// word at a time in groups of 256 threads or more; the groups of 128 (rows of 4096) convert
+// through to_f32, as before kBf16WordUnpack. On the H200 (A/B alternating twice,
+// bench/results/2026-11-28-s8/ and -s9/): with the fixed groups' shuffle stage
+// (group_reduce.cuh) the word form took bf16 4096x16384 0.0755 -> 0.0721 ms and 8192x8192
+// 0.0710 -> 0.0692, but 32768x4096 0.1318 -> 0.1332 (and 0.1320 -> 0.1327 without it).
+template <int G>
+constexpr int kSoftmaxFwdExactWordMode = G >= 256 ? -1 : 0;
 template <typename T, int G, int C>
 OPK_DEV void softmax_forward_exact(const SoftmaxArgs& a) {
     __shared__ float smem[kReduceSlots];
-    softmax_forward_rows<T, G, C, kExactPath<G, C>, kSoftmaxFwdExactWordMode>(a, smem);
+    softmax_forward_rows<T, G, C, kExactPath<G, C>, kSoftmaxFwdExactWordMode<G>>(a, smem);
 }
 
 // dx = y * (dy - sum(dy * y)). Exact: the rows are exact for the group (kExactPath), as
@@ -141,8 +144,20 @@ OPK_FIXED_ROW_KERNELS(opk_softmax_fwd_fixed, SoftmaxArgs, softmax_forward_exact)
 // The backward of exact rows: four packs a thread in fp32, two in 2-byte types, and 2-byte
 // rows of kBwdWideMinPacks or more at eight (blocks of at most 512 threads: AMD's bounds
 // say so, as the fp32 wide forwards').
-OPK_ROW_KERNEL_C1_EACH_TYPE(opk_softmax_bwd_exact, SoftmaxArgs, softmax_backward_exact, kRowConfigsBwdExact,
-                            OPK_ROW_RESIDENT_THREADS)
+OPK_ROW_KERNEL(opk_softmax_bwd_exact_f32, SoftmaxArgs, softmax_backward_exact, float, kRowConfigsBwdExact, 1,
+               OPK_ROW_RESIDENT_THREADS)
+// The 2-byte ones at 40 registers on NVIDIA, three 512-thread blocks an SM (no spills; at
+// 32 they spilled 60 bytes). With the family's bounds they took 48, two blocks an SM, where
+// Liger-Kernel's bf16 backward runs four at 32 registers (Nsight Compute, bf16 8192x8192:
+// 46 % against 90 % achieved occupancy; bench/results/2026-11-28-s9/). fp32 spilled at 40.
+#define OPK_SOFTMAX_BWD_EXACT_16(name, T)                                                              \
+    extern "C" __global__ void OPK_BOUNDS_NV_REGS(opk::max_block(kRowConfigsBwdExact[1]),             \
+                                                  OPK_ROW_RESIDENT_THREADS, 40)                        \
+        name(const SoftmaxArgs a) {                                                                    \
+        softmax_backward_exact<T, kRowConfigsBwdExact[1].threads, OPK_ROW_CHUNKS(T, kRowConfigsBwdExact[1])>(a); \
+    }
+OPK_SOFTMAX_BWD_EXACT_16(opk_softmax_bwd_exact_f16, opk_f16)
+OPK_SOFTMAX_BWD_EXACT_16(opk_softmax_bwd_exact_bf16, opk_bf16)
 OPK_ROW_KERNEL_AT_MOST(opk_softmax_bwd_wide_f16, SoftmaxArgs, softmax_backward_exact, opk_f16,
                        kRowConfigsBwdWide16, 1, OPK_ROW_RESIDENT_THREADS, opk::max_block(kRowConfigsBwdWide16[1]))
 OPK_ROW_KERNEL_AT_MOST(opk_softmax_bwd_wide_bf16, SoftmaxArgs, softmax_backward_exact, opk_bf16,
