@@ -9,7 +9,9 @@
 // 8 waves, 2^27 elements a shape and without the exact body (its variants-prefetch.txt at
 // commit e2c26ac, with the prefetch that commit tried); -DOPK_COMPARE_SHAPES takes
 // bench/gpu_compare.py's shapes (bench/results/2026-11-28-h200/); with -DOPK_FIXED_TWO_PACKS
-// too, only fixed groups of two, four or eight packs a thread (rfv-two-packs-h200.txt):
+// too, only fixed groups of two, four or eight packs a thread (rfv-two-packs-h200.txt;
+// the ninth session's rfv2/rfv3 in bench/results/2026-11-28-s9/); with
+// -DOPK_STREAMED_HIGH_OCCUPANCY instead, only the streamed body at 1536-2048 resident threads:
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o row_forward_variants \
 //        bench/experiments/row_forward_variants.cu 2> ptxas.txt
@@ -54,6 +56,63 @@ __global__ void __launch_bounds__(B, Res / B) variant_exact(const SoftmaxArgs sa
         opk::rms_forward_rows<T, G, C, true>(na, smem);
     else
         opk::ln_forward_rows<T, G, C, true>(na, smem);
+}
+
+// Ninth session: an fp32 rms_norm forward written as Inductor's (bench/results/
+// 2026-11-28-s9/r6): rows read twice, the first pass kept in L2 (ld.global.ca here), the
+// second streamed (__ldcs) and the output written evict-first (__stcs), U packs in flight
+// a thread, a fixed block of B threads, no cached row: at Res resident threads. Rows must
+// be whole packs (gpu_compare's are). Written and compiled (sm_90: 32 registers at 2048
+// resident threads; U = 2 spilled 136 bytes there) but not yet run: the ninth session had
+// no device time left.
+template <int B, int U, int Res>
+__global__ void __launch_bounds__(B, Res / B) rms_stream_lean(const SoftmaxArgs, const NormArgs na) {
+    __shared__ float red[B / 32];
+    const int64_t packs = na.n / 4;
+    const float4* w = static_cast<const float4*>(na.weight);
+    for (int64_t r = blockIdx.x; r < na.rows; r += gridDim.x) {
+        const float4* xr = static_cast<const float4*>(na.x.data) + r * packs;
+        float4* yr = static_cast<float4*>(na.y.data) + r * packs;
+        float ss = 0.0f;
+        for (int64_t c0 = threadIdx.x; c0 < packs; c0 += int64_t(B) * U) {
+            float4 v[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int64_t c = c0 + int64_t(u) * B;
+                v[u] = c < packs ? __ldca(xr + c) : make_float4(0.f, 0.f, 0.f, 0.f);
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) ss += v[u].x * v[u].x + v[u].y * v[u].y + v[u].z * v[u].z + v[u].w * v[u].w;
+        }
+#pragma unroll
+        for (int m = 16; m > 0; m >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, m);
+        __syncthreads();
+        if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = ss;
+        __syncthreads();
+        ss = red[threadIdx.x % 32 % (B / 32)];
+#pragma unroll
+        for (int m = B / 64; m > 0; m >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, m);
+        const float inv = 1.0f / sqrtf(ss / float(na.n) + na.eps);
+        if (threadIdx.x == 0 && na.rstd.data) static_cast<float*>(na.rstd.data)[r] = inv;
+        for (int64_t c0 = threadIdx.x; c0 < packs; c0 += int64_t(B) * U) {
+            float4 v[U], wv[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int64_t c = c0 + int64_t(u) * B;
+                if (c < packs) {
+                    v[u] = __ldcs(xr + c);
+                    wv[u] = __ldg(w + c);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int64_t c = c0 + int64_t(u) * B;
+                if (c < packs)
+                    __stcs(yr + c, make_float4(v[u].x * inv * wv[u].x, v[u].y * inv * wv[u].y, v[u].z * inv * wv[u].z,
+                                               v[u].w * inv * wv[u].w));
+            }
+        }
+    }
 }
 
 static int sms;
@@ -131,6 +190,14 @@ static void run_variant_exact(Shape& s) {
     time_line(s, tag, k, B, kAllWaves, per_sm);
 }
 
+template <int B, int U, int Res>
+static void run_lean(Shape& s) {
+    auto k = rms_stream_lean<B, U, Res>;
+    char tag[64];
+    const int per_sm = describe(k, "lean-stream U ", B, U, Res, tag);
+    for (int waves : {1, 2, kAllWaves}) time_line(s, tag, k, B, waves, per_sm);
+}
+
 // The config-1 kernel with the host's plan for it (block = packs / 4 threads rounded to
 // warps, one block per row block): the reference of every line. For fp32 rows of 8192 to
 // 16384 the library now launches opk_*_fwd_wide_f32 instead (the exact-only B.. C8 lines).
@@ -183,24 +250,45 @@ static Shape make_shape(const char* op, int64_t rows, int64_t n, void* x, void* 
 // The (B, C) pairs that cover a row of `packs` 16-byte packs, at the resident threads
 // that divide by B. Spilled variants are timed too: the tag says SPILL.
 #define OPK_V(B, C, Res) run_variant<Op, T, B, C, Res>(s);
+#define OPK_LEAN(B, U, Res) run_lean<B, U, Res>(s);
 #define OPK_VX(B, C, Res) run_variant_exact<Op, T, B, C, Res, false>(s); run_variant_exact<Op, T, B, C, Res, true>(s);
 
 template <int Op, typename T>
 static void sweep(Shape& s) {
     constexpr int P = 16 / sizeof(T);
     const int64_t packs = s.n / P;
+#ifdef OPK_STREAMED_HIGH_OCCUPANCY
+    // Ninth session: Inductor's fp32 rms_norm / layer_norm forwards at 32768x4096 read the
+    // row twice (the second time from L2) at 24-32 registers and 93 % achieved occupancy,
+    // and took 0.94-0.95x opkit's time (Nsight Compute, bench/results/2026-11-28-s9/r6).
+    // The library's streamed body (C = 0) at such occupancy, against its cached kernels
+    // (it spills 96-780 bytes at 32-40 registers: ptxas, sm_90), and rms_stream_lean.
+    if (packs <= 2048) {
+        OPK_V(256, 0, 2048) OPK_V(512, 0, 2048) OPK_V(1024, 0, 2048) OPK_V(512, 0, 1536)
+    }
+    if constexpr (Op == kRms && sizeof(T) == 4) {
+        OPK_LEAN(256, 1, 2048) OPK_LEAN(256, 2, 2048) OPK_LEAN(512, 1, 2048) OPK_LEAN(512, 2, 2048)
+        OPK_LEAN(1024, 1, 2048) OPK_LEAN(1024, 2, 2048) OPK_LEAN(512, 4, 1024) OPK_LEAN(256, 4, 1024)
+    }
+    return;
+#endif
 #ifdef OPK_FIXED_TWO_PACKS  // 2026-11-28: fixed groups of two packs a thread, as Liger's
     // bf16 layer_norm forward holds a row of 4096 in 256 threads (the library's fixed
     // kernels hold four packs; their bf16 layer_norm trailed Liger 0.89x at 32768x4096)
     // Ninth session: the two-pack groups at Liger's occupancy too (1536 resident threads =
     // 40 registers, 2048 = 32: Nsight Compute showed Liger's softmax forward at 32
     // registers and 93 % achieved occupancy where the fixed kernels run 64 and 47 %).
+    // And the four-pack groups at 1280 / 1536 resident threads (48 / 40 registers; Liger's
+    // rms_norm forward runs 38 registers at 70 % occupancy where these run 63 at 47 %).
     if (packs == 512) {  // bf16 4096
         OPK_VX(256, 2, 1024) OPK_VX(256, 2, 1536) OPK_VX(256, 2, 2048) OPK_VX(128, 4, 1024)
+        OPK_VX(128, 4, 1280) OPK_VX(128, 4, 1536)
     } else if (packs == 1024) {  // bf16 8192, f32 4096
         OPK_VX(512, 2, 1024) OPK_VX(512, 2, 1536) OPK_VX(512, 2, 2048) OPK_VX(256, 4, 1024)
+        OPK_VX(256, 4, 1280) OPK_VX(256, 4, 1536)
     } else if (packs == 2048) {  // bf16 16384, f32 8192
         OPK_VX(1024, 2, 1024) OPK_VX(1024, 2, 2048) OPK_VX(512, 4, 1024) OPK_VX(256, 8, 1024)
+        OPK_VX(512, 4, 1536)
     }
     return;
 #endif
