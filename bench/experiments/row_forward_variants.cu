@@ -58,58 +58,75 @@ __global__ void __launch_bounds__(B, Res / B) variant_exact(const SoftmaxArgs sa
         opk::ln_forward_rows<T, G, C, true>(na, smem);
 }
 
-// Ninth session: an fp32 rms_norm forward written as Inductor's (bench/results/
-// 2026-11-28-s9/r6): rows read twice, the first pass kept in L2 (ld.global.ca here), the
+// Ninth session: fp32 rms_norm / layer_norm forwards written as Inductor's (bench/results/
+// 2026-11-28-s9/r6): rows read twice, the first pass kept in L1/L2 (__ldca here), the
 // second streamed (__ldcs) and the output written evict-first (__stcs), U packs in flight
 // a thread, a fixed block of B threads, no cached row: at Res resident threads. Rows must
-// be whole packs (gpu_compare's are). Written and compiled (sm_90: 32 registers at 2048
-// resident threads; U = 2 spilled 136 bytes there) but not yet run: the ninth session had
-// no device time left.
-template <int B, int U, int Res>
-__global__ void __launch_bounds__(B, Res / B) rms_stream_lean(const SoftmaxArgs, const NormArgs na) {
-    __shared__ float red[B / 32];
+// be whole packs (gpu_compare's are). layer_norm's moments as the library's streamed body
+// takes them (each thread's sums shifted by its first element, group_moments). Written
+// and compiled (sm_90, 2048 resident threads: 32 registers, no spills but layer_norm's
+// U = 2, 300-470 bytes) but not yet run: the ninth session had no device time left.
+template <int Op, int B, int U, int Res>
+__global__ void __launch_bounds__(B, Res / B) norm_stream_lean(const SoftmaxArgs, const NormArgs na) {
+    static_assert(Op == kRms || Op == kLn, "the norms");
+    __shared__ float red[kReduceSlots];
     const int64_t packs = na.n / 4;
     const float4* w = static_cast<const float4*>(na.weight);
+    const float4* bias = static_cast<const float4*>(na.bias);
     for (int64_t r = blockIdx.x; r < na.rows; r += gridDim.x) {
         const float4* xr = static_cast<const float4*>(na.x.data) + r * packs;
         float4* yr = static_cast<float4*>(na.y.data) + r * packs;
-        float ss = 0.0f;
+        const float shift = Op == kLn ? __ldca(reinterpret_cast<const float*>(xr) + threadIdx.x * 4) : 0.0f;
+        float cnt = 0.0f, s1 = 0.0f, s2 = 0.0f;
         for (int64_t c0 = threadIdx.x; c0 < packs; c0 += int64_t(B) * U) {
             float4 v[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 const int64_t c = c0 + int64_t(u) * B;
-                v[u] = c < packs ? __ldca(xr + c) : make_float4(0.f, 0.f, 0.f, 0.f);
+                v[u] = c < packs ? __ldca(xr + c) : make_float4(shift, shift, shift, shift);
+                if (c < packs) cnt += 4.0f;
             }
 #pragma unroll
-            for (int u = 0; u < U; ++u) ss += v[u].x * v[u].x + v[u].y * v[u].y + v[u].z * v[u].z + v[u].w * v[u].w;
+            for (int u = 0; u < U; ++u) {
+                const float d[4] = {v[u].x - shift, v[u].y - shift, v[u].z - shift, v[u].w - shift};
+#pragma unroll
+                for (int k = 0; k < 4; ++k) {
+                    s1 += d[k];
+                    s2 += d[k] * d[k];
+                }
+            }
         }
-#pragma unroll
-        for (int m = 16; m > 0; m >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, m);
-        __syncthreads();
-        if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = ss;
-        __syncthreads();
-        ss = red[threadIdx.x % 32 % (B / 32)];
-#pragma unroll
-        for (int m = B / 64; m > 0; m >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, m);
-        const float inv = 1.0f / sqrtf(ss / float(na.n) + na.eps);
-        if (threadIdx.x == 0 && na.rstd.data) static_cast<float*>(na.rstd.data)[r] = inv;
+        float mu = 0.0f, inv;
+        if constexpr (Op == kRms) {
+            inv = 1.0f / sqrtf(group_sum1<B>(s2, red) / float(na.n) + na.eps);
+        } else {
+            float mean = cnt > 0.0f ? shift + s1 / cnt : 0.0f;
+            float m2 = cnt > 0.0f ? fmaxf(s2 - s1 * (s1 / cnt), 0.0f) : 0.0f;
+            group_moments<B>(cnt, mean, m2, red);
+            mu = mean;
+            inv = 1.0f / sqrtf(m2 / float(na.n) + na.eps);
+        }
+        if (threadIdx.x == 0) {
+            if (na.rstd.data) static_cast<float*>(na.rstd.data)[r] = inv;
+            if (Op == kLn && na.mean.data) static_cast<float*>(na.mean.data)[r] = mu;
+        }
         for (int64_t c0 = threadIdx.x; c0 < packs; c0 += int64_t(B) * U) {
-            float4 v[U], wv[U];
+            float4 v[U], wv[U], bv[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 const int64_t c = c0 + int64_t(u) * B;
                 if (c < packs) {
                     v[u] = __ldcs(xr + c);
                     wv[u] = __ldg(w + c);
+                    bv[u] = Op == kLn && bias ? __ldg(bias + c) : make_float4(0.f, 0.f, 0.f, 0.f);
                 }
             }
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 const int64_t c = c0 + int64_t(u) * B;
                 if (c < packs)
-                    __stcs(yr + c, make_float4(v[u].x * inv * wv[u].x, v[u].y * inv * wv[u].y, v[u].z * inv * wv[u].z,
-                                               v[u].w * inv * wv[u].w));
+                    __stcs(yr + c, make_float4((v[u].x - mu) * inv * wv[u].x + bv[u].x, (v[u].y - mu) * inv * wv[u].y + bv[u].y,
+                                               (v[u].z - mu) * inv * wv[u].z + bv[u].z, (v[u].w - mu) * inv * wv[u].w + bv[u].w));
             }
         }
     }
@@ -190,9 +207,9 @@ static void run_variant_exact(Shape& s) {
     time_line(s, tag, k, B, kAllWaves, per_sm);
 }
 
-template <int B, int U, int Res>
+template <int Op, int B, int U, int Res>
 static void run_lean(Shape& s) {
-    auto k = rms_stream_lean<B, U, Res>;
+    auto k = norm_stream_lean<Op, B, U, Res>;
     char tag[64];
     const int per_sm = describe(k, "lean-stream U ", B, U, Res, tag);
     for (int waves : {1, 2, kAllWaves}) time_line(s, tag, k, B, waves, per_sm);
@@ -250,7 +267,7 @@ static Shape make_shape(const char* op, int64_t rows, int64_t n, void* x, void* 
 // The (B, C) pairs that cover a row of `packs` 16-byte packs, at the resident threads
 // that divide by B. Spilled variants are timed too: the tag says SPILL.
 #define OPK_V(B, C, Res) run_variant<Op, T, B, C, Res>(s);
-#define OPK_LEAN(B, U, Res) run_lean<B, U, Res>(s);
+#define OPK_LEAN(B, U, Res) run_lean<Op, B, U, Res>(s);
 #define OPK_VX(B, C, Res) run_variant_exact<Op, T, B, C, Res, false>(s); run_variant_exact<Op, T, B, C, Res, true>(s);
 
 template <int Op, typename T>
@@ -262,11 +279,11 @@ static void sweep(Shape& s) {
     // row twice (the second time from L2) at 24-32 registers and 93 % achieved occupancy,
     // and took 0.94-0.95x opkit's time (Nsight Compute, bench/results/2026-11-28-s9/r6).
     // The library's streamed body (C = 0) at such occupancy, against its cached kernels
-    // (it spills 96-780 bytes at 32-40 registers: ptxas, sm_90), and rms_stream_lean.
+    // (it spills 96-780 bytes at 32-40 registers: ptxas, sm_90), and norm_stream_lean.
     if (packs <= 2048) {
         OPK_V(256, 0, 2048) OPK_V(512, 0, 2048) OPK_V(1024, 0, 2048) OPK_V(512, 0, 1536)
     }
-    if constexpr (Op == kRms && sizeof(T) == 4) {
+    if constexpr (Op != kSoftmax && sizeof(T) == 4) {
         OPK_LEAN(256, 1, 2048) OPK_LEAN(256, 2, 2048) OPK_LEAN(512, 1, 2048) OPK_LEAN(512, 2, 2048)
         OPK_LEAN(1024, 1, 2048) OPK_LEAN(1024, 2, 2048) OPK_LEAN(512, 4, 1024) OPK_LEAN(256, 4, 1024)
     }
