@@ -7,7 +7,14 @@ Nsight Compute to profile (no timing here: ncu replays each kernel itself).
         python3 bench/ncu_ops.py [--dtype bf16]
 
 Each op runs once per shape; module loading happens before the first kernel runs, so
-ncu's replays see the kernels alone.
+ncu's replays see the kernels alone. `--ops rope,embedding` adds the rope forward/backward
+(4x4096x32x128) and the embedding forward (V 128256 x D 4096, 8192 ids); with
+`--compile`, torch.compile's version of each of those runs once after opkit's, compiled
+before the profiler starts (with `--profile-from-start off` ncu sees only those calls, not the
+norms, softmax or cross-entropy cases, which run before the start):
+
+    ncu --profile-from-start off --clock-control none -k 'regex:opk_|triton' --set full \
+        python3 bench/ncu_ops.py --ops rope,embedding --compile
 """
 import argparse
 import os
@@ -22,10 +29,11 @@ import opkit  # noqa: E402
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--dtype", default="bf16")
-    p.add_argument("--ops", default="norms,softmax,ce", help="comma list of norms, softmax, ce")
+    p.add_argument("--ops", default="norms,softmax,ce", help="comma list of norms, softmax, ce, rope, embedding")
+    p.add_argument("--compile", action="store_true", help="torch.compile's rope and embedding too")
     args = p.parse_args()
     ops = set(args.ops.split(","))
-    dt = {"bf16": torch.bfloat16, "f32": torch.float32}[args.dtype]
+    dt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[args.dtype]
     torch.manual_seed(0)
 
     def rnd(*s):
@@ -55,7 +63,40 @@ def main():
         one = torch.ones((), device="cuda")
         opkit.cross_entropy_backward(one, logits, target, lse, -100, 0.0, 1, dlogits)
         del logits, dlogits
+    peers = []  # (torch.compile's function, its arguments), run after opkit's calls
+    if "rope" in ops:
+        B, T, H, D = 4, 4096, 32, 128
+        x, dy = rnd(B, T, H, D), rnd(B, T, H, D)
+        ang = torch.rand(T, D // 2, device="cuda") * 6.28
+        cos, sin = torch.cat([ang.cos()] * 2, -1).to(dt), torch.cat([ang.sin()] * 2, -1).to(dt)
+        y, dx = torch.empty_like(x), torch.empty_like(x)
+
+        def rope(v, c, s):  # as bench/gpu_compare.py's eager and torch.compile rope
+            rot = torch.cat([-v[..., D // 2:], v[..., : D // 2]], -1)
+            return v * c[None, :, None, :] + rot * s[None, :, None, :]
+
+        if args.compile:
+            peers.append((torch.compile(rope), (x, cos, sin)))
+        opkit_calls = [lambda: opkit.rope_forward(x, cos, sin, y), lambda: opkit.rope_backward(dy, cos, sin, dx)]
+    else:
+        opkit_calls = []
+    if "embedding" in ops:
+        w = rnd(128256, 4096)
+        ids = torch.randint(0, 128256, (8192,), device="cuda")
+        ye = torch.empty(8192, 4096, device="cuda", dtype=dt)
+        opkit_calls.append(lambda: opkit.embedding_forward(w, ids, ye))
+        if args.compile:
+            peers.append((torch.compile(lambda i, t: torch.nn.functional.embedding(i, t)), (ids, w)))
+    for fn, a in peers:  # compiled and run once before the profiled region
+        fn(*a)
     torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStart()
+    for call in opkit_calls:
+        call()
+    for fn, a in peers:
+        fn(*a)
+    torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStop()
     print("ncu_ops: done")
 
 
