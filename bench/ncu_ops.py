@@ -13,7 +13,7 @@ ncu's replays see the kernels alone. `--ops rope,embedding` adds the rope forwar
 before the profiler starts (with `--profile-from-start off` ncu sees only those calls, not the
 norms, softmax or cross-entropy cases, which run before the start):
 
-    ncu --profile-from-start off --clock-control none -k 'regex:opk_|triton' --set full \
+    ncu --profile-from-start off --clock-control none -k 'regex:opk_|triton' --set full \\
         python3 bench/ncu_ops.py --ops rope,embedding --compile
 """
 import argparse
