@@ -114,8 +114,14 @@ typedef __nv_bfloat16 opk_bf16;
     __launch_bounds__((max_threads), (resident_threads) / (max_threads))
 // At most nv_registers registers a thread, whatever the block (at most 1024 threads): for
 // an occupancy between the blocks-per-SM steps that __launch_bounds__ can ask for (nvcc
-// takes one or the other on a kernel, not both). AMD takes the bounds.
+// takes one or the other on a kernel, not both). AMD takes the bounds, and so does nvcc
+// before 12.4, which has no __maxnreg__ (the kernels are then as fast as before the cap).
+#if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4))
 #define OPK_BOUNDS_NV_REGS(max_threads, resident_threads, nv_registers) __maxnreg__(nv_registers)
+#else
+#define OPK_BOUNDS_NV_REGS(max_threads, resident_threads, nv_registers) \
+    OPK_BOUNDS_RESIDENT(max_threads, resident_threads)
+#endif
 #define OPK_SMALL_VGPR_FILE 0
 #define OPK_WORD_PACKS 0
 #define OPK_AMD_NO_UNROLL
