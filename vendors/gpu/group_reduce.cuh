@@ -6,9 +6,10 @@
 // group narrower than the wavefront (G = 32 on CDNA) reduces with width-G shuffles, which
 // stay inside aligned G-lane segments on both compilers (HIP __shfl_xor(v, m, 32) never
 // reads the other half of a wave64), so several groups share a wavefront. A block-wide
-// reduction combines blockDim / OPK_WARP_SIZE per-warp partials, so its block size must be
-// a multiple of the device's width: the host rounds to the width it queries (64 on CDNA;
-// a multiple of 32 alone would drop the last partial wave there).
+// reduction combines blockDim / OPK_WARP_SIZE per-warp partials (G / OPK_WARP_SIZE in a
+// fixed group, whose kernels the host launches with blockDim = G), so its block size must
+// be a multiple of the device's width: the host rounds to the width it queries (64 on
+// CDNA; a multiple of 32 alone would drop the last partial wave there).
 //
 // (Spreading a row over a thread-block cluster, exchanging the block results through
 // distributed shared memory, was tried on an H100 and measured slower than one block per

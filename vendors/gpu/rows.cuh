@@ -99,7 +99,8 @@ OPK_DEV uint32_t pack_word(const float (&v)[P], int i) {
 
 // A pack as fp32 values, and fp32 values as a pack (round to nearest even). WordMode: -1
 // as kBf16WordUnpack says, 0 bf16 through to_f32 as before (for the kernels that measured
-// slower with the word form: kLnBwdLongWordMode, kSoftmaxFwdExactWordMode).
+// slower with the word form: kLnBwdLongWordMode, and kSoftmaxFwdExactWordMode's groups of
+// fewer than 256 threads).
 template <typename T, int P, int WordMode = -1>
 OPK_DEV void unpack(const uint4& raw, float (&v)[P]) {
     static_assert(P == Pack<T>::n, "one whole pack");
