@@ -467,11 +467,13 @@ struct RowGroup {
 #endif
 // A config's own resident threads (RowConfig::resident) win over the family's default.
 #define OPK_ROW_RESIDENT_OF(cfg, fallback) ((cfg).resident ? (cfg).resident : (fallback))
-#define OPK_ROW_KERNEL(name, Args, body, T, cfgs, i, resident)                                             \
-    extern "C" __global__ void OPK_BOUNDS_RESIDENT(opk::max_block(cfgs[i]), OPK_ROW_RESIDENT_OF(cfgs[i], resident)) \
-        name(const Args a) {                                                                               \
-        body<T, cfgs[i].threads, OPK_ROW_CHUNKS(T, cfgs[i])>(a);                                           \
-    }
+// Config i of a table as a kernel with the given bounds attribute (OPK_BOUNDS_RESIDENT,
+// OPK_BOUNDS_NV_REGS); OPK_ROW_KERNEL asks for the config's resident threads.
+#define OPK_ROW_KERNEL_BOUNDED(name, Args, body, T, cfgs, i, bounds) \
+    extern "C" __global__ void bounds name(const Args a) { body<T, cfgs[i].threads, OPK_ROW_CHUNKS(T, cfgs[i])>(a); }
+#define OPK_ROW_KERNEL(name, Args, body, T, cfgs, i, resident) \
+    OPK_ROW_KERNEL_BOUNDED(name, Args, body, T, cfgs, i,       \
+                           OPK_BOUNDS_RESIDENT(opk::max_block(cfgs[i]), OPK_ROW_RESIDENT_OF(cfgs[i], resident)))
 // A config-1 kernel whose blocks the host never makes larger than `block` threads (the
 // fp32 wide forwards: kFwdWideMaxBlock = 512; the softmax backward's 2-byte wide kernels:
 // max_block of kRowConfigsBwdWide16's config 1). On AMD its bounds say so, with as many
@@ -481,9 +483,7 @@ struct RowGroup {
 // 512-thread blocks an SM at 64 registers).
 #if defined(__HIP_DEVICE_COMPILE__)
 #define OPK_ROW_KERNEL_AT_MOST(name, Args, body, T, cfgs, i, resident, block) \
-    extern "C" __global__ void OPK_BOUNDS_RESIDENT(block, block) name(const Args a) {   \
-        body<T, cfgs[i].threads, OPK_ROW_CHUNKS(T, cfgs[i])>(a);                   \
-    }
+    OPK_ROW_KERNEL_BOUNDED(name, Args, body, T, cfgs, i, OPK_BOUNDS_RESIDENT(block, block))
 #else
 #define OPK_ROW_KERNEL_AT_MOST(name, Args, body, T, cfgs, i, resident, block) \
     OPK_ROW_KERNEL(name, Args, body, T, cfgs, i, resident)

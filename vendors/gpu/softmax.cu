@@ -150,12 +150,9 @@ OPK_ROW_KERNEL(opk_softmax_bwd_exact_f32, SoftmaxArgs, softmax_backward_exact, f
 // 32 they spilled 60 bytes). With the family's bounds they took 48, two blocks an SM, where
 // Liger-Kernel's bf16 backward runs four at 32 registers (Nsight Compute, bf16 8192x8192:
 // 46 % against 90 % achieved occupancy; bench/results/2026-11-28-s9/). fp32 spilled at 40.
-#define OPK_SOFTMAX_BWD_EXACT_16(name, T)                                                              \
-    extern "C" __global__ void OPK_BOUNDS_NV_REGS(opk::max_block(kRowConfigsBwdExact[1]),             \
-                                                  OPK_ROW_RESIDENT_THREADS, 40)                        \
-        name(const SoftmaxArgs a) {                                                                    \
-        softmax_backward_exact<T, kRowConfigsBwdExact[1].threads, OPK_ROW_CHUNKS(T, kRowConfigsBwdExact[1])>(a); \
-    }
+#define OPK_SOFTMAX_BWD_EXACT_16(name, T)                                             \
+    OPK_ROW_KERNEL_BOUNDED(name, SoftmaxArgs, softmax_backward_exact, T, kRowConfigsBwdExact, 1, \
+                           OPK_BOUNDS_NV_REGS(opk::max_block(kRowConfigsBwdExact[1]), OPK_ROW_RESIDENT_THREADS, 40))
 OPK_SOFTMAX_BWD_EXACT_16(opk_softmax_bwd_exact_f16, opk_f16)
 OPK_SOFTMAX_BWD_EXACT_16(opk_softmax_bwd_exact_bf16, opk_bf16)
 OPK_ROW_KERNEL_AT_MOST(opk_softmax_bwd_wide_f16, SoftmaxArgs, softmax_backward_exact, opk_f16,
