@@ -613,6 +613,23 @@ OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, bf16, NormArgs, ln_backward, opk_bf16, kRowC
                         OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNEL_C1_2BYTE(opk_ln_bwd_exact, NormArgs, ln_backward_exact, kRowConfigsLnBwd16,
                         OPK_ROW_RESIDENT_THREADS_WIDE)
+// The same body with the block a compile-time group of G threads (the host launches them
+// for exact rows whose block is 256 or 512 threads: f16/bf16 rows of 4096 and 8192):
+// RowGroup's size, the packs' offsets and the reductions' warp count are constants, and the
+// block stage of group_sum is shuffle_warps' instead of every thread adding the warps'
+// partials (8-16 on NVIDIA, 4-8 wavefronts on wave64). Nsight Compute, bf16 8192x8192:
+// 20.8 % of the instructions FADD, ~2 an element of them that serial sum (bench/results/
+// 2026-11-28-s9/r2); sm_90 static FADDs 148 -> 78. H200, A/B alternating twice
+// (bench/results/2026-11-29-s10/r1): bf16 0.295 -> 0.268 ms at 32768x4096, 0.177 -> 0.160
+// at 8192x8192; f16 0.294 -> 0.265, 0.179 -> 0.162; outputs within the old kernel's error.
+#define OPK_LN_BWD_EXACT_FIXED(name, T, G)                                                   \
+    OPK_FIXED_ROW_KERNEL_RESIDENT(name, NormArgs, ln_backward_exact, T, G,                     \
+                                  OPK_ROW_CHUNKS(T, kRowConfigsLnBwd16[1]),                    \
+                                  OPK_ROW_RESIDENT_OF(kRowConfigsLnBwd16[1], OPK_ROW_RESIDENT_THREADS_WIDE))
+OPK_LN_BWD_EXACT_FIXED(opk_ln_bwd_exact_f16_g256, opk_f16, 256)
+OPK_LN_BWD_EXACT_FIXED(opk_ln_bwd_exact_f16_g512, opk_f16, 512)
+OPK_LN_BWD_EXACT_FIXED(opk_ln_bwd_exact_bf16_g256, opk_bf16, 256)
+OPK_LN_BWD_EXACT_FIXED(opk_ln_bwd_exact_bf16_g512, opk_bf16, 512)
 OPK_ROW_KERNEL(opk_ln_bwd_regs_f32, NormArgs, ln_backward_regs, float, kRowConfigsNormBwdRegs32, 1,
                OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNEL(opk_rms_bwd_regs_f32, NormArgs, rms_backward_regs, float, kRowConfigsNormBwdRegs32, 1,

@@ -496,10 +496,12 @@ struct RowGroup {
 // the others gained). Built for 1024 resident threads on NVIDIA (64 registers, as
 // measured), and on AMD for the occupancy that leaves 128 VGPRs, as the other kernels that
 // hold more than four packs.
-#define OPK_FIXED_ROW_KERNEL(name, Args, body, T, G, C)                                         \
-    extern "C" __global__ void OPK_BOUNDS_RESIDENT(G, OPK_ROW_RESIDENT_THREADS_WIDE) name(const Args a) { \
-        body<T, G, C>(a);                                                                       \
-    }
+// OPK_FIXED_ROW_KERNEL_RESIDENT asks for other resident threads (layer_norm's 2-byte exact
+// backward: its config's).
+#define OPK_FIXED_ROW_KERNEL_RESIDENT(name, Args, body, T, G, C, resident)                  \
+    extern "C" __global__ void OPK_BOUNDS_RESIDENT(G, resident) name(const Args a) { body<T, G, C>(a); }
+#define OPK_FIXED_ROW_KERNEL(name, Args, body, T, G, C) \
+    OPK_FIXED_ROW_KERNEL_RESIDENT(name, Args, body, T, G, C, OPK_ROW_RESIDENT_THREADS_WIDE)
 // Every fixed-group kernel of a family, under the names OPK_FIXED_NAMES spells.
 #define OPK_FIXED_ROW_KERNELS(stem, Args, body)                                              \
     OPK_FIXED_ROW_KERNEL(stem##_f32_g256, Args, body, float, 256, opk::kFixedChunks)         \

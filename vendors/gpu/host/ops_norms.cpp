@@ -21,6 +21,12 @@ const char* const kRmsBwdRegs32[3] = {"opk_rms_bwd_f32_c0", "opk_rms_bwd_regs_f3
 // layer_norm's backward in 2-byte types, rows exact for kRowConfigsLnBwd16's config 1.
 const char* const kLnBwd16Exact[2][3] = {{"opk_ln_bwd_f16_c0", "opk_ln_bwd_exact_f16", "opk_ln_bwd_f16_c2"},
                                          {"opk_ln_bwd_bf16_c0", "opk_ln_bwd_exact_bf16", "opk_ln_bwd_bf16_c2"}};
+// The same at a compile-time block of 256 or 512 threads (norms.cu, OPK_LN_BWD_EXACT_FIXED).
+const char* const kLnBwd16ExactFixed[2][2][3] = {
+    {{"opk_ln_bwd_f16_c0", "opk_ln_bwd_exact_f16_g256", "opk_ln_bwd_f16_c2"},
+     {"opk_ln_bwd_f16_c0", "opk_ln_bwd_exact_f16_g512", "opk_ln_bwd_f16_c2"}},
+    {{"opk_ln_bwd_bf16_c0", "opk_ln_bwd_exact_bf16_g256", "opk_ln_bwd_bf16_c2"},
+     {"opk_ln_bwd_bf16_c0", "opk_ln_bwd_exact_bf16_g512", "opk_ln_bwd_bf16_c2"}}};
 // fp32 rows exact for kRowConfigsRmsFwdWide's / kRowConfigsFwdWide's config 1 (wide_forward_plan).
 const char* const kRmsFwdWide[3] = {"opk_rms_fwd_f32_c0", "opk_rms_fwd_wide_f32", "opk_rms_fwd_f32_c2"};
 const char* const kLnFwdWide[3] = {"opk_ln_fwd_f32_c0", "opk_ln_fwd_wide_f32", "opk_ln_fwd_f32_c2"};
@@ -160,7 +166,12 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     // layer_norm's 2-byte exact rows of two packs a thread: a kernel of their own (norms.cu,
     // ln_backward_exact), whose body is the exact one whatever a.exact says.
     const bool ln_exact16 = layer && es == 2 && !long16 && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx});
-    OPKIT_GPU_TRY(launch_rows(d, Module::norms, ln_exact16 ? kLnBwd16Exact[type - 1] : names, p, s, a));
+    const int fixed = ln_exact16 && p.block % unsigned(d.warp_size) == 0 ? (p.block == 256 ? 0 : p.block == 512 ? 1 : -1) : -1;
+    OPKIT_GPU_TRY(launch_rows(d, Module::norms,
+                              fixed >= 0    ? kLnBwd16ExactFixed[type - 1][fixed]
+                              : ln_exact16 ? kLnBwd16Exact[type - 1]
+                                           : names,
+                              p, s, a));
     const size_t col_grid = ceil_div(size_t(n), opk::kColumnSumColumns);
     if (dweight) {
         const opk::ColumnSumArgs c{partial, p.groups, n, base_of(dweight)};
