@@ -131,7 +131,8 @@ OPK_DEV void write_grad(const T* xr, bool xvec, T* gr, bool gvec, const Span& sp
     if (owns) gr[t] = from_f32<T>(target_grad);  // after the pack store: this store wins
 }
 
-template <typename T, int G, int C>
+// Grad = false: the loss alone, the gradient code compiled out (opk_ce_fwd_loss_*).
+template <typename T, int G, int C, bool Grad = true>
 OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
     constexpr int P = Pack<T>::n;
     __shared__ float smem[kReduceSlots];
@@ -145,7 +146,7 @@ OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
         const Span sp = per_row(rows_span);
         const int64_t t = load_index(a.target, r, a.target64);
         const RowKind kind = row_kind(t, a.ignore_index, V);
-        T* gr = a.grad.data ? row_ptr<T>(a.grad, r) : nullptr;
+        T* gr = Grad && a.grad.data ? row_ptr<T>(a.grad, r) : nullptr;
         const float row_loss = kind == kIgnored ? 0.0f : NAN;
         if (kind != kValid && !a.lse.data) {  // nothing of the row is needed
             if (gr) fill_row<T>(gr, sp, a.grad.vec, kind == kIgnored ? 0.0f : NAN);
@@ -177,6 +178,11 @@ OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
         // packs it owns.
         write_grad<T, (C > 0)>(xr, a.logits.vec, gr, a.grad.vec, sp, x, lse, owns, xt, t, smooth, hit, scale);
     }
+}
+
+template <typename T, int G, int C>
+OPK_DEV void ce_forward_loss(const CrossEntropyArgs& a) {
+    ce_forward<T, G, C, false>(a);
 }
 
 // dlogits = (softmax(x) - (1-eps) onehot(t) - eps/V) * scale * dloss. With lse given the
@@ -230,6 +236,16 @@ using namespace opk;
 
 OPK_ROW_KERNELS(opk_ce_fwd, CrossEntropyArgs, ce_forward, kRowConfigs)
 OPK_ROW_KERNELS(opk_ce_bwd, CrossEntropyArgs, ce_backward, kRowConfigs)
+// The forwards of long rows streamed by a fixed group (kCeFwdGroup says why): the loss
+// alone in every dtype, with dlogits in the 2-byte types.
+#define OPK_CE_FWD_FIXED(name, body, T)                                                \
+    OPK_FIXED_ROW_KERNEL_RESIDENT(name, CrossEntropyArgs, body, T, opk::kCeFwdGroup, 0, \
+                                  OPK_ROW_RESIDENT_THREADS)
+OPK_CE_FWD_FIXED(opk_ce_fwd_loss_f32, ce_forward_loss, float)
+OPK_CE_FWD_FIXED(opk_ce_fwd_loss_f16, ce_forward_loss, opk_f16)
+OPK_CE_FWD_FIXED(opk_ce_fwd_loss_bf16, ce_forward_loss, opk_bf16)
+OPK_CE_FWD_FIXED(opk_ce_fwd_grad_f16, ce_forward, opk_f16)
+OPK_CE_FWD_FIXED(opk_ce_fwd_grad_bf16, ce_forward, opk_bf16)
 
 // Non-ignored targets (bad ones included: they make the loss NaN either way). Integer
 // atomics, so the count is exact and order-independent. One atomic per warp of the

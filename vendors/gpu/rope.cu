@@ -84,14 +84,14 @@ OPK_DEV void rotate_raw(const uint4& xl, const uint4& xh, const uint4& cl, const
     rotate_word<T, BACKWARD>(xl.w, xh.w, cl.w, ch.w, sl.w, sh.w, ol.w, oh.w);
 }
 
-template <typename T, bool BACKWARD>
+// kHeads: heads loaded before any is computed: the host's kRopeHeads, but two on AMD
+// targets with a 256-entry VGPR file (gfx900/906/908), where every VGPR past 128 costs the
+// second wave per SIMD: there the f32 kernel takes 111 VGPRs with two heads, 133 with
+// four. The head loops handle any H whatever the batch size. (A template argument so that
+// bench/experiments/rope_variants.cu can try other counts.)
+template <typename T, bool BACKWARD, int kHeads = OPK_SMALL_VGPR_FILE ? 2 : kRopeHeads>
 OPK_DEV void rope(const RopeArgs& a) {
     constexpr int P = Pack<T>::n;
-    // Heads loaded before any is computed: the host's kRopeHeads, but two on AMD targets
-    // with a 256-entry VGPR file (gfx900/906/908), where every VGPR past 128 costs the
-    // second wave per SIMD: there the f32 kernel takes 111 VGPRs with two heads, 133 with
-    // four. The head loops handle any H whatever the batch size.
-    constexpr int kHeads = OPK_SMALL_VGPR_FILE ? 2 : kRopeHeads;
     const int64_t half = a.D / 2, packs = (half + P - 1) / P;
     const int width = a.width, groups = a.groups;
     const int lane = int(threadIdx.x) & (width - 1);
