@@ -99,14 +99,17 @@ constexpr int kFixedChunks16 = 4;
 // The cross-entropy forwards of rows that a 512-thread block would stream
 // (single_pass_plan): the streamed body at a fixed group of kCeFwdGroup threads, four
 // blocks an SM. opk_ce_fwd_loss_<dtype> for the loss alone (no dlogits: the gradient code
-// compiled out), opk_ce_fwd_grad_{f16,bf16} with dlogits. Measured on the H200
+// compiled out), opk_ce_fwd_grad_{f16,bf16} with dlogits where the rows in flight fit L2
+// (ops_cross_entropy.cpp, fixed_forward_plan). Measured on the H200
 // (bench/experiments/ce_loss_variants.cu, bench/results/2026-11-29-s10/r3, r4), 8192
 // rows, ms: the loss alone bf16 V 32000 0.211 -> 0.143, V 128256 0.593 -> 0.495, f32
 // 0.321 -> 0.253, 1.036 -> 0.948 (of that, removing the gradient code gave 3-7 %, 256
 // threads instead of 512 -- four rows in flight an SM, not two -- most of the rest, and
 // the compile-time group's shuffle stage 3-7 % more; 1536 or 2048 resident threads
-// spilled and ran slower); with dlogits bf16 V 32000 0.363 -> 0.302, V 128256 1.479 ->
-// 1.457, while f32 ran 1.7 % slower at V 32000 (0.664 -> 0.675) and keeps its plans; the
+// spilled and ran slower); with dlogits bf16 V 32000 0.363 -> 0.302 (gpu_compare: 0.355
+// -> 0.306), while f32 ran 1.7 % slower at V 32000 (0.664 -> 0.675) and keeps its plans,
+// and bf16 at V 128256 went 1.36 -> 1.41 in gpu_compare (r5; the experiment's other
+// plan had it 1.479 -> 1.457): its rows do not fit L2 and keep the usual plan. The
 // backward ran 2-6 % slower so and keeps its plans too.
 constexpr int kCeFwdGroup = 256;
 // Backward kernels keep two rows (dy and y; dy and x): half the packs per thread.

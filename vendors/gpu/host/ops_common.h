@@ -187,9 +187,14 @@ inline RowPlan single_pass_plan(const Device& d, int64_t rows, const RowPlan& us
 // L2. Measured on an H100 (50 MB L2) for cross-entropy with dlogits: V = 32000 0.606 ->
 // 0.566 ms bf16, 0.90 -> 0.81 ms f32; at V = 128256 bf16 (67 MB in flight) 2.08 -> 2.22 ms,
 // so longer rows keep the usual plan (one 1024-thread block per SM).
+// (rows_fit_l2: whether rows of row_bytes, per_sm of them in flight on every SM, fit in
+// three quarters of L2.)
+inline bool rows_fit_l2(const Device& d, int64_t per_sm, int64_t row_bytes) {
+    const int64_t in_flight = int64_t(d.sm_count) * per_sm * row_bytes;
+    return d.l2_bytes > 0 && in_flight * 4 <= d.l2_bytes * 3;
+}
 inline RowPlan reread_plan(const Device& d, int64_t rows, int64_t row_bytes, const RowPlan& usual) {
-    const int64_t in_flight = int64_t(d.sm_count) * (kResidentThreads / 512) * row_bytes;
-    if (d.l2_bytes <= 0 || in_flight * 4 > d.l2_bytes * 3) return usual;
+    if (!rows_fit_l2(d, kResidentThreads / kSinglePassBlock, row_bytes)) return usual;
     return single_pass_plan(d, rows, usual);
 }
 

@@ -14,19 +14,22 @@ const char* const kFwdLoss[3] = OPK_DTYPE_NAMES("opk_ce_fwd_loss");
 const char* const kFwdGrad[3] = {nullptr, "opk_ce_fwd_grad_f16", "opk_ce_fwd_grad_bf16"};
 
 // The forward through a fixed-group kernel (kCeFwdGroup, kernel_params.h): for the rows
-// single_pass_plan streams in 512-thread blocks, the loss alone in every dtype and with
-// dlogits in the 2-byte types (fp32 measured slower). A group of kCeFwdGroup threads a row,
-// as many blocks an SM as kResidentThreads allows, eight waves. Returns the kernel's name
-// with *p, or NULL (and *p untouched) for other rows, and where the group is not a whole
-// number of the device's warps.
-const char* fixed_forward_plan(const Device& d, int64_t rows, const RowPlan& usual, int type, bool dlogits,
-                               RowPlan* p) {
-    const char* name = dlogits ? kFwdGrad[type] : kFwdLoss[type];
+// single_pass_plan streams in 512-thread blocks, the loss alone in every dtype, and with
+// dlogits in the 2-byte types where the rows in flight fit L2 for the gradient pass's
+// second read (fp32 measured slower; bf16 at V 128256, 256 KB rows, 1.36 -> 1.41 ms on
+// the H200). A group of kCeFwdGroup threads a row, as many blocks an SM as
+// kResidentThreads allows, eight waves. Returns the kernel's name with *p, or NULL (and
+// *p untouched) for other rows, and where the group is not a whole number of the
+// device's warps.
+const char* fixed_forward_plan(const Device& d, int64_t rows, int64_t row_bytes, const RowPlan& usual, int type,
+                               bool dlogits, RowPlan* p) {
+    const int64_t per_sm = kResidentThreads / opk::kCeFwdGroup;
+    const char* name = dlogits ? (rows_fit_l2(d, per_sm, row_bytes) ? kFwdGrad[type] : nullptr) : kFwdLoss[type];
     if (!name || !single_pass_rows(usual) || opk::kCeFwdGroup % d.warp_size != 0) return nullptr;
     RowPlan f{};
     f.config = 2;
     f.block = unsigned(opk::kCeFwdGroup);
-    f.grid = size_t(std::min<int64_t>(rows, int64_t(d.sm_count) * (kResidentThreads / opk::kCeFwdGroup) * kRowGridWaves));
+    f.grid = size_t(std::min<int64_t>(rows, int64_t(d.sm_count) * per_sm * kRowGridWaves));
     f.groups = int64_t(f.grid);
     *p = f;
     return name;
@@ -100,7 +103,7 @@ opkit_status run(const args::cross_entropy_forward& call) {
         RowPlan p = plan_rows(d, rows, V, element_size(call.logits), opk::kRowConfigs, 0);
         const int64_t row_bytes = V * int64_t(element_size(call.logits));
         RowPlan fixed;
-        if (const char* k = fixed_forward_plan(d, rows, p, type, call.dlogits != nullptr, &fixed))
+        if (const char* k = fixed_forward_plan(d, rows, row_bytes, p, type, call.dlogits != nullptr, &fixed))
             OPKIT_GPU_TRY(launch(d, Module::cross_entropy, k, fixed.grid, fixed.block, s, a));
         else
             OPKIT_GPU_TRY(launch_rows(d, Module::cross_entropy, kFwd[type],
