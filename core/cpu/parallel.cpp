@@ -9,8 +9,47 @@
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 namespace opkit::cpu {
 namespace {
+
+// Where a worker and the caller share a CPU. The scheduler may wake a sleeping worker on
+// the CPU of the thread that woke it, or leave a spinning one there, while another CPU
+// idles; the worker then runs only when the caller is preempted, after the caller has
+// taken the worker's chunk itself, and the op runs serially. On the 2-core build VM the
+// bf16 softmax backward at two threads read either ~1.4 ms or exactly its serial ~3.0 ms
+// from call to call (docs/PERFORMANCE.md, "the pool's same-CPU wakes"); a probe showed
+// worker and caller on one vCPU in every slow call. So each thread's CPU is kept where
+// the others can see it (current_cpu: -1 where unknown), a caller whose CPU is a waiting
+// worker's yields until that worker has started the job, and a worker that starts a job
+// on the caller's CPU moves itself off it (move_off_cpu), back to any CPU it may run on.
+int current_cpu() {
+#if defined(__linux__)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+// Moves the calling thread to another of the CPUs it may run on, if there is one, and
+// leaves it free to run on all of them again. False where it could not.
+bool move_off_cpu(int cpu) {
+#if defined(__linux__)
+    cpu_set_t allowed;
+    if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return false;
+    if (!CPU_ISSET(cpu, &allowed) || CPU_COUNT(&allowed) < 2) return false;
+    cpu_set_t others = allowed;
+    CPU_CLR(cpu, &others);
+    if (sched_setaffinity(0, sizeof others, &others) != 0) return false;  // migrates before returning
+    return sched_setaffinity(0, sizeof allowed, &allowed) == 0;
+#else
+    (void)cpu;
+    return false;
+#endif
+}
 
 // Polls done() for at most `budget`; true if it held. Between polls the thread yields
 // rather than pausing: on an idle core sched_yield returns at once, and on a loaded one it
@@ -98,6 +137,8 @@ public:
         fn_ = &fn;
         n_ = n;
         pending_.store(nthreads, std::memory_order_relaxed);
+        const int cpu = current_cpu();
+        caller_cpu_.store(cpu, std::memory_order_relaxed);
         uint64_t gen;
         {
             std::lock_guard<std::mutex> lk(m_);
@@ -105,6 +146,7 @@ public:
             work_.store(pack(gen, uint32_t(nthreads)), std::memory_order_release);
         }
         cv_.notify_all();
+        yield_to_workers_on(cpu, gen, nthreads - 1);
         run_chunks(gen, uint32_t(nthreads), 0, false);
         spin_until(spin_, [&] { return pending_.load(std::memory_order_acquire) == 0; });
         {
@@ -146,6 +188,11 @@ private:
         claims_ = std::min<int64_t>(std::max(wanted_, 1), kMaxChunks);
         taken_.reset(new Slot[size_t(claims_)]);
         for (int64_t c = 0; c < claims_; ++c) taken_[c].gen.store(0, std::memory_order_relaxed);
+        worker_state_.reset(new Worker[size_t(claims_)]);  // workers: at most claims_ - 1
+        for (int64_t i = 0; i < claims_; ++i) {
+            worker_state_[i].cpu.store(-1, std::memory_order_relaxed);
+            worker_state_[i].started.store(0, std::memory_order_relaxed);
+        }
     }
 
     bool claim(uint32_t c, uint64_t gen) {
@@ -181,11 +228,35 @@ private:
         }
     }
 
+    // The caller of job `gen`, on `cpu`, before its own chunk: one yield if any of the
+    // first `workers` workers has not started the job (a worker just woken onto this CPU
+    // runs at once and moves off, in loop), then up to kSameCpuYields more while a worker
+    // that last waited on this CPU has not started it, so that neither waits for the
+    // caller to be preempted. A yield returns at once when nothing else is runnable here
+    // (the workers woke elsewhere): a system call a job.
+    void yield_to_workers_on(int cpu, uint64_t gen, int32_t workers) {
+        if (cpu < 0) return;
+        for (int32_t i = 0; i < workers; ++i)
+            if (worker_state_[size_t(i)].started.load(std::memory_order_acquire) < gen) {
+                std::this_thread::yield();  // once: a worker just woken here runs now
+                break;
+            }
+        for (int32_t i = 0; i < workers; ++i) {
+            Worker& wk = worker_state_[size_t(i)];
+            for (int k = 0; k < kSameCpuYields && wk.cpu.load(std::memory_order_relaxed) == cpu &&
+                            wk.started.load(std::memory_order_acquire) < gen;
+                 ++k)
+                std::this_thread::yield();
+        }
+    }
+
     void loop(uint64_t seen, uint32_t own) {  // seen: the last generation this worker took part in
         t_in_worker = true;
         const std::chrono::microseconds spin = spin_;  // set before the workers start
+        Worker& me = worker_state_[own - 1];
         const auto moved_on = [&] { return generation(work_.load(std::memory_order_acquire)) != seen; };
         for (;;) {
+            me.cpu.store(current_cpu(), std::memory_order_relaxed);
             if (!spin_until(spin, moved_on)) {
                 std::unique_lock<std::mutex> lk(m_);
                 cv_.wait(lk, moved_on);
@@ -195,6 +266,9 @@ private:
             // After that load: once it returns stop()'s generation, the acquire makes quit_
             // visible; an older one means stop()'s is still ahead, and the next wait ends.
             if (quit_.load(std::memory_order_relaxed)) return;
+            const int cpu = current_cpu();
+            if (cpu >= 0 && cpu == caller_cpu_.load(std::memory_order_relaxed)) move_off_cpu(cpu);
+            me.started.store(seen, std::memory_order_release);
             run_chunks(seen, chunk_count(w), own, true);
         }
     }
@@ -212,6 +286,14 @@ private:
         std::atomic<uint64_t> gen;
     };
     std::unique_ptr<Slot[]> taken_;  // claims_ slots
+    // Per worker (index own - 1): the CPU it last waited on, the last generation it started.
+    struct alignas(64) Worker {
+        std::atomic<int> cpu;
+        std::atomic<uint64_t> started;
+    };
+    static constexpr int kSameCpuYields = 8;
+    std::unique_ptr<Worker[]> worker_state_;
+    std::atomic<int> caller_cpu_{-1};  // the CPU the current job's caller published it from
     int64_t claims_ = 0;
     std::atomic<int64_t> pending_{0};  // the job's chunks not finished yet
     std::atomic<bool> quit_{false};
