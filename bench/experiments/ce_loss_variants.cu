@@ -15,6 +15,7 @@
 //   ./ce_loss_variants --grads    # the forward with dlogits and the backward instead
 #include "../../vendors/gpu/cross_entropy.cu"
 #include "fill_pattern.cuh"
+#include "host_copy.cuh"
 #include "median_time.cuh"
 
 #include <cmath>
@@ -63,12 +64,6 @@ static CrossEntropyArgs args_for(const Buffers& b, int64_t rows, int64_t V) {
     return a;
 }
 
-static std::vector<float> fetch(const float* p, int64_t n) {
-    std::vector<float> h(static_cast<size_t>(n));
-    cudaMemcpy(h.data(), p, size_t(n) * 4, cudaMemcpyDeviceToHost);
-    return h;
-}
-
 static double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
     double d = 0.0;
     for (size_t i = 0; i < a.size(); ++i) d = std::max(d, double(std::fabs(a[i] - b[i])));
@@ -85,8 +80,8 @@ static void time_line(const char* dt, const char* label, K k, unsigned block, in
     const float ms = median_ms([&] { k<<<grid, block>>>(a); });
     double dl = 0.0, ds = 0.0;
     if (ref_loss) {
-        dl = max_diff(fetch(b.loss, rows), *ref_loss);
-        ds = max_diff(fetch(b.lse, rows), *ref_lse);
+        dl = max_diff(host_floats<float>(b.loss, rows), *ref_loss);
+        ds = max_diff(host_floats<float>(b.lse, rows), *ref_lse);
     }
     std::printf("%-5s %5lldx%-7lld %-34s grid %6lld %8.4f ms %7.0f GB/s  maxdiff loss %.2e lse %.2e\n", dt,
                 (long long)rows, (long long)V, label, (long long)grid, ms, double(rows * V) * es / ms / 1e6, dl, ds);
@@ -115,7 +110,7 @@ static void shape(const char* dt, void (*today)(CrossEntropyArgs), const Buffers
     // The host's single_pass_plan: 512-thread blocks, two an SM, eight waves.
     const int64_t grid = std::min<int64_t>(rows, int64_t(sms) * 2 * 8);
     time_line(dt, "today (c2, single_pass_plan)", today, 512, grid, b, rows, V, sizeof(T), nullptr, nullptr);
-    const std::vector<float> ref_loss = fetch(b.loss, rows), ref_lse = fetch(b.lse, rows);
+    const std::vector<float> ref_loss = host_floats<float>(b.loss, rows), ref_lse = host_floats<float>(b.lse, rows);
     variant<T, 0, 512, 1024>(dt, b, rows, V, ref_loss, ref_lse);
     variant<T, 0, 512, 1536>(dt, b, rows, V, ref_loss, ref_lse);
     variant<T, 0, 512, 2048>(dt, b, rows, V, ref_loss, ref_lse);
@@ -129,21 +124,6 @@ static void shape(const char* dt, void (*today)(CrossEntropyArgs), const Buffers
     variant<T, 256, 256, 1536>(dt, b, rows, V, ref_loss, ref_lse);
     variant<T, 256, 256, 2048>(dt, b, rows, V, ref_loss, ref_lse);
     variant<T, 128, 128, 2048>(dt, b, rows, V, ref_loss, ref_lse);
-}
-
-// The gradient's first four rows as fp32.
-template <typename T>
-static std::vector<float> grad_rows(const void* g, int64_t V) {
-    std::vector<T> h(static_cast<size_t>(4 * V));
-    cudaMemcpy(h.data(), g, h.size() * sizeof(T), cudaMemcpyDeviceToHost);
-    std::vector<float> f(h.size());
-    for (size_t i = 0; i < h.size(); ++i) {
-        if constexpr (sizeof(T) == 2)
-            f[i] = __bfloat162float(h[i]);
-        else
-            f[i] = h[i];
-    }
-    return f;
 }
 
 // One timing of a gradient kernel (forward with dlogits, or backward with lse given):
@@ -160,7 +140,7 @@ static void grad_line(const char* dt, const char* what, const char* label, K k, 
     const float ms = median_ms([&] { k<<<grid, block>>>(a); });
     double d = 0.0;
     if (ref) {
-        const std::vector<float> got = grad_rows<T>(grad, a.V);
+        const std::vector<float> got = host_floats<T>(grad, 4 * a.V);
         for (size_t i = 0; i < got.size(); ++i) d = std::max(d, double(std::fabs(got[i] - (*ref)[i])));
     }
     std::printf("%-5s %5lldx%-7lld %-6s %-34s grid %6lld %8.4f ms %7.0f GB/s  maxdiff grad %.2e\n", dt,
@@ -181,7 +161,7 @@ static void grads(const char* dt, void (*fwd)(CrossEntropyArgs), void (*bwd)(Cro
         std::snprintf(label, sizeof label, "today c2 B%u", block);
         grad_line<T>(dt, "fwd+dx", label, fwd, block, grid, a, grad, nullptr);
     }
-    const std::vector<float> ref = grad_rows<T>(grad, V);
+    const std::vector<float> ref = host_floats<T>(grad, 4 * V);
     auto fv = [&](auto k, const char* label) {
         grad_line<T>(dt, "fwd+dx", label, k, 256, std::min<int64_t>(rows, int64_t(sms) * 4 * 8), a, grad, &ref);
     };

@@ -4,14 +4,17 @@
 // SM, eight 16-byte loads in flight a thread), 80.6 % of DRAM peak, 65.5 us; Inductor's
 // fused rope 29 registers, 100 % occupancy, 83.1 %, 63.3 us. Variants: kHeads 1, 2, 4 and
 // 8 under launch bounds for 512-2048 resident threads, blocks as the host makes them
-// (run_rope's geometry with that kHeads), checked against the library's kernel. Not part
-// of the build:
+// (run_rope's geometry with that kHeads), a dense kernel of a pack pair a thread and
+// Inductor's half split, each checked against the library's kernel
+// (bench/results/2026-11-29-s10/r3/rope.txt); since, the half split with Inductor's L2
+// hints too ("half+keep": not yet run). Not part of the build:
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o rope_variants \
 //        bench/experiments/rope_variants.cu 2> ptxas.txt
 //   ./rope_variants        # on the GPU machine
 #include "../../vendors/gpu/rope.cu"
 #include "fill_pattern.cuh"
+#include "host_copy.cuh"
 #include "median_time.cuh"
 
 #include <algorithm>
@@ -71,7 +74,10 @@ OPK_DEV void rope_dense(const RopeArgs& a) {
 // backward): four 16-byte loads, one store.
 // y = x * cos + sign * x_partner * sin, sign = - for the first half's forward and the
 // second half's backward.
-template <typename T, bool BACKWARD>
+// Keep: the partner pack, cos and sin read with the L2 evict_last policy (load16's keep
+// hint), as Inductor's kernel reads them (bench/results/2026-11-29-s10/r2): each is read
+// by two threads, the second read then likelier an L2 hit.
+template <typename T, bool BACKWARD, bool Keep = false>
 OPK_DEV void rope_half(const RopeArgs& a) {
     constexpr int P = Pack<T>::n;
     const uint32_t D = uint32_t(a.D), row_packs = D / P, half_packs = row_packs / 2, H = uint32_t(a.H),
@@ -82,10 +88,11 @@ OPK_DEV void rope_half(const RopeArgs& a) {
         const bool lo = c < half_packs;
         const uint32_t cp = lo ? c + half_packs : c - half_packs;
         const T* xr = static_cast<const T*>(a.x) + head_row * D;
-        const uint4 xs = *reinterpret_cast<const uint4*>(xr + c * P);
-        const uint4 xp = *reinterpret_cast<const uint4*>(xr + cp * P);
-        const uint4 cs = *reinterpret_cast<const uint4*>(static_cast<const T*>(a.cos) + t * D + c * P);
-        const uint4 sn = *reinterpret_cast<const uint4*>(static_cast<const T*>(a.sin) + t * D + (BACKWARD ? cp : c) * P);
+        constexpr CacheHint H = Keep ? CacheHint::keep : CacheHint::normal;
+        const uint4 xs = load16<CacheHint::normal>(xr + c * P);
+        const uint4 xp = load16<H>(xr + cp * P);
+        const uint4 cs = load16<H>(static_cast<const T*>(a.cos) + t * D + c * P);
+        const uint4 sn = load16<H>(static_cast<const T*>(a.sin) + t * D + (BACKWARD ? cp : c) * P);
         const float sign = lo != BACKWARD ? -1.0f : 1.0f;
         uint4 out;
         auto word = [&](uint32_t x0, uint32_t x1, uint32_t c0, uint32_t s0) -> uint32_t {
@@ -106,12 +113,12 @@ OPK_DEV void rope_half(const RopeArgs& a) {
     }
 }
 
-template <typename T, int MinBlocks>
+template <typename T, int MinBlocks, bool Keep = false>
 __global__ void __launch_bounds__(256, MinBlocks) rope_half_any(const RopeArgs a) {
     if (a.backward)
-        rope_half<T, true>(a);
+        rope_half<T, true, Keep>(a);
     else
-        rope_half<T, false>(a);
+        rope_half<T, false, Keep>(a);
 }
 
 template <typename T, int U, int MinBlocks = 1>
@@ -141,20 +148,6 @@ static void setup(RopeArgs& a, int64_t heads, int min_block, int64_t* grid, unsi
     *grid = std::min<int64_t>((positions + per_block - 1) / per_block, int64_t(sms) * 64);
 }
 
-template <typename T>
-static std::vector<float> fetch(const void* p, int64_t n) {
-    std::vector<T> h(static_cast<size_t>(n));
-    cudaMemcpy(h.data(), p, size_t(n) * sizeof(T), cudaMemcpyDeviceToHost);
-    std::vector<float> f(h.size());
-    for (size_t i = 0; i < h.size(); ++i) {
-        if constexpr (sizeof(T) == 2)
-            f[i] = __bfloat162float(h[i]);
-        else
-            f[i] = h[i];
-    }
-    return f;
-}
-
 template <typename T, class K>
 static void line(const char* dt, const char* label, K k, RopeArgs a, int heads, int min_block,
                  const std::vector<float>* ref) {
@@ -165,7 +158,7 @@ static void line(const char* dt, const char* label, K k, RopeArgs a, int heads, 
     const float ms = median_ms([&] { k<<<grid, block>>>(a); });
     double d = 0.0;
     if (ref) {
-        const std::vector<float> got = fetch<T>(a.y, a.B * a.T * a.H * a.D);
+        const std::vector<float> got = host_floats<T>(a.y, a.B * a.T * a.H * a.D);
         for (size_t i = 0; i < got.size(); ++i) d = std::max(d, double(std::fabs(got[i] - (*ref)[i])));
     }
     const double bytes = 2.0 * double(a.B * a.T * a.H * a.D) * sizeof(T);
@@ -184,46 +177,40 @@ static void variant(const char* dt, const RopeArgs& a, int min_block, const std:
     line<T>(dt, label, k, a, Heads, min_block, &ref);
 }
 
-template <typename T, int U, int MinBlocks = 1>
-static void dense(const char* dt, RopeArgs a, int64_t waves, const std::vector<float>& ref) {
-    auto k = rope_dense_any<T, U, MinBlocks>;
+// Times a kernel of 256-thread blocks over `items` work items (all blocks, or capped at
+// `waves` waves of its occupancy) and prints it against the library's output `ref`.
+template <typename T, class K>
+static void flat_line(const char* dt, const char* name, K k, RopeArgs a, int64_t items, int64_t waves,
+                      const std::vector<float>& ref) {
     cudaFuncAttributes attr{};
     cudaFuncGetAttributes(&attr, k);
     int per_sm = 0;
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0);
-    const int64_t pairs = a.B * a.T * a.H * (a.D / 2 / Pack<T>::n);
-    const int64_t blocks = (pairs + 256 * U - 1) / (256 * U);
+    const int64_t blocks = (items + 255) / 256;
     const int64_t grid = waves ? std::min<int64_t>(blocks, int64_t(sms) * per_sm * waves) : blocks;
     cudaMemset(a.y, 0, size_t(a.B * a.T * a.H * a.D) * sizeof(T));
     const float ms = median_ms([&] { k<<<grid, 256>>>(a); });
-    const std::vector<float> got = fetch<T>(a.y, a.B * a.T * a.H * a.D);
+    const std::vector<float> got = host_floats<T>(a.y, a.B * a.T * a.H * a.D);
     double d = 0.0;
     for (size_t i = 0; i < got.size(); ++i) d = std::max(d, double(std::fabs(got[i] - ref[i])));
     const double bytes = 2.0 * double(a.B * a.T * a.H * a.D) * sizeof(T);
-    std::printf("%-5s %s H%-3lld dense U%d %3dreg%s %2d blk/SM %-14s       block  256 grid %6lld %8.4f ms %7.0f GB/s  maxdiff %.2e\n",
-                dt, a.backward ? "bwd" : "fwd", (long long)a.H, U, attr.numRegs, attr.localSizeBytes ? " SPILL" : "",
+    std::printf("%-5s %s H%-3lld %-10s %3dreg%s %2d blk/SM %-14s     block  256 grid %6lld %8.4f ms %7.0f GB/s  maxdiff %.2e\n",
+                dt, a.backward ? "bwd" : "fwd", (long long)a.H, name, attr.numRegs, attr.localSizeBytes ? " SPILL" : "",
                 per_sm, waves ? "capped" : "all blocks", (long long)grid, ms, bytes / ms / 1e6, d);
 }
 
-template <typename T, int MinBlocks>
+template <typename T, int U, int MinBlocks = 1>
+static void dense(const char* dt, RopeArgs a, int64_t waves, const std::vector<float>& ref) {
+    char name[16];
+    std::snprintf(name, sizeof name, "dense U%d", U);
+    const int64_t pairs = a.B * a.T * a.H * (a.D / 2 / Pack<T>::n);
+    flat_line<T>(dt, name, rope_dense_any<T, U, MinBlocks>, a, (pairs + U - 1) / U, waves, ref);
+}
+
+template <typename T, int MinBlocks, bool Keep = false>
 static void half_variant(const char* dt, RopeArgs a, int64_t waves, const std::vector<float>& ref) {
-    auto k = rope_half_any<T, MinBlocks>;
-    cudaFuncAttributes attr{};
-    cudaFuncGetAttributes(&attr, k);
-    int per_sm = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0);
-    const int64_t total = a.B * a.T * a.H * (a.D / Pack<T>::n);
-    const int64_t blocks = (total + 255) / 256;
-    const int64_t grid = waves ? std::min<int64_t>(blocks, int64_t(sms) * per_sm * waves) : blocks;
-    cudaMemset(a.y, 0, size_t(a.B * a.T * a.H * a.D) * sizeof(T));
-    const float ms = median_ms([&] { k<<<grid, 256>>>(a); });
-    const std::vector<float> got = fetch<T>(a.y, a.B * a.T * a.H * a.D);
-    double d = 0.0;
-    for (size_t i = 0; i < got.size(); ++i) d = std::max(d, double(std::fabs(got[i] - ref[i])));
-    const double bytes = 2.0 * double(a.B * a.T * a.H * a.D) * sizeof(T);
-    std::printf("%-5s %s H%-3lld half-split %3dreg%s %2d blk/SM %-14s     block  256 grid %6lld %8.4f ms %7.0f GB/s  maxdiff %.2e\n",
-                dt, a.backward ? "bwd" : "fwd", (long long)a.H, attr.numRegs, attr.localSizeBytes ? " SPILL" : "",
-                per_sm, waves ? "capped" : "all blocks", (long long)grid, ms, bytes / ms / 1e6, d);
+    flat_line<T>(dt, Keep ? "half+keep" : "half-split", rope_half_any<T, MinBlocks, Keep>, a,
+                 a.B * a.T * a.H * (a.D / Pack<T>::n), waves, ref);
 }
 
 template <typename T>
@@ -246,7 +233,7 @@ static void shape(const char* dt, void (*today)(RopeArgs), void* x, void* y, voi
     a.vec = 1;
     a.backward = backward;
     line<T>(dt, "today (kRopeHeads, host geometry)", today, a, kRopeHeads, 128, nullptr);
-    const std::vector<float> ref = fetch<T>(y, a.B * a.T * H * a.D);
+    const std::vector<float> ref = host_floats<T>(y, a.B * a.T * H * a.D);
     variant<T, 4, 512>(dt, a, 128, ref);
     variant<T, 4, 1024>(dt, a, 128, ref);
     variant<T, 2, 1024>(dt, a, 128, ref);
@@ -263,6 +250,7 @@ static void shape(const char* dt, void (*today)(RopeArgs), void* x, void* y, voi
         dense<T, 1, 8>(dt, a, waves, ref);
         half_variant<T, 1>(dt, a, waves, ref);
         half_variant<T, 8>(dt, a, waves, ref);
+        half_variant<T, 8, true>(dt, a, waves, ref);
     }
 }
 
