@@ -18,14 +18,20 @@ namespace {
 
 // Where a worker and the caller share a CPU. The scheduler may wake a sleeping worker on
 // the CPU of the thread that woke it, or leave a spinning one there, while another CPU
-// idles; the worker then runs only when the caller is preempted, after the caller has
-// taken the worker's chunk itself, and the op runs serially. On the 2-core build VM the
+// idles; the worker then runs only when the caller waits or is preempted, after the caller
+// has taken the worker's chunk itself, and the op runs serially. On the 2-core build VM the
 // bf16 softmax backward at two threads read either ~1.4 ms or exactly its serial ~3.0 ms
-// from call to call (docs/PERFORMANCE.md, "the pool's same-CPU wakes"); a probe showed
-// worker and caller on one vCPU in every slow call. So each thread's CPU is kept where
-// the others can see it (current_cpu: -1 where unknown), a caller whose CPU is a waiting
-// worker's yields until that worker has started the job, and a worker that starts a job
-// on the caller's CPU moves itself off it (move_off_cpu), back to any CPU it may run on.
+// from call to call (docs/PERFORMANCE.md, "The pool's same-CPU wakes"); a probe showed
+// worker and caller on one vCPU in every slow call. So the caller publishes its CPU with
+// each job (current_cpu: -1 where unknown), and a worker that finds itself on that CPU,
+// when it starts a job or while it spins between jobs, moves itself off it
+// (move_off_cpu). Only the pool's own workers move: the caller is the application's
+// thread. Probe: serial readings 9-10 of 30 before, 3 of 30 with this. (A first version
+// also had the caller yield once after each notify, so that a worker just woken onto its
+// CPU ran at once: 0 of 30; but beside busy processes the yield handed the caller's CPU to
+// them for a whole time slice, small ops up to 30x slower, so the caller never yields.
+// On that VM an idle vCPU is likely reported as preempted, which keeps the scheduler from
+// waking a thread onto it.)
 int current_cpu() {
 #if defined(__linux__)
     return sched_getcpu();
@@ -35,7 +41,10 @@ int current_cpu() {
 }
 
 // Moves the calling thread to another of the CPUs it may run on, if there is one, and
-// leaves it free to run on all of them again. False where it could not.
+// leaves it free to run on all of them again. False where it could not (one CPU, an
+// affinity call refused, e.g. by a seccomp filter). Setting the mask back also records it
+// as the thread's own (Linux 6.2+): a cpuset that later grows does not widen this worker
+// until the pool restarts (set_threads, opkit_shutdown).
 bool move_off_cpu(int cpu) {
 #if defined(__linux__)
     cpu_set_t allowed;
@@ -137,8 +146,7 @@ public:
         fn_ = &fn;
         n_ = n;
         pending_.store(nthreads, std::memory_order_relaxed);
-        const int cpu = current_cpu();
-        caller_cpu_.store(cpu, std::memory_order_relaxed);
+        caller_cpu_.store(current_cpu(), std::memory_order_relaxed);
         uint64_t gen;
         {
             std::lock_guard<std::mutex> lk(m_);
@@ -146,7 +154,6 @@ public:
             work_.store(pack(gen, uint32_t(nthreads)), std::memory_order_release);
         }
         cv_.notify_all();
-        yield_to_workers_on(cpu, gen, nthreads - 1);
         run_chunks(gen, uint32_t(nthreads), 0, false);
         spin_until(spin_, [&] { return pending_.load(std::memory_order_acquire) == 0; });
         {
@@ -188,11 +195,6 @@ private:
         claims_ = std::min<int64_t>(std::max(wanted_, 1), kMaxChunks);
         taken_.reset(new Slot[size_t(claims_)]);
         for (int64_t c = 0; c < claims_; ++c) taken_[c].gen.store(0, std::memory_order_relaxed);
-        worker_state_.reset(new Worker[size_t(claims_)]);  // workers: at most claims_ - 1
-        for (int64_t i = 0; i < claims_; ++i) {
-            worker_state_[i].cpu.store(-1, std::memory_order_relaxed);
-            worker_state_[i].started.store(0, std::memory_order_relaxed);
-        }
     }
 
     bool claim(uint32_t c, uint64_t gen) {
@@ -228,36 +230,30 @@ private:
         }
     }
 
-    // The caller of job `gen`, on `cpu`, before its own chunk: one yield if any of the
-    // first `workers` workers has not started the job (a worker just woken onto this CPU
-    // runs at once and moves off, in loop), then up to kSameCpuYields more while a worker
-    // that last waited on this CPU has not started it, so that neither waits for the
-    // caller to be preempted. A yield returns at once when nothing else is runnable here
-    // (the workers woke elsewhere): a system call a job.
-    void yield_to_workers_on(int cpu, uint64_t gen, int32_t workers) {
-        if (cpu < 0) return;
-        for (int32_t i = 0; i < workers; ++i)
-            if (worker_state_[size_t(i)].started.load(std::memory_order_acquire) < gen) {
-                std::this_thread::yield();  // once: a worker just woken here runs now
-                break;
-            }
-        for (int32_t i = 0; i < workers; ++i) {
-            Worker& wk = worker_state_[size_t(i)];
-            for (int k = 0; k < kSameCpuYields && wk.cpu.load(std::memory_order_relaxed) == cpu &&
-                            wk.started.load(std::memory_order_acquire) < gen;
-                 ++k)
-                std::this_thread::yield();
-        }
+    // Moves this worker off the CPU the last job's caller published, if it is on it: at
+    // most once a job (`moved` holds the generation it last moved in), so a caller that
+    // follows it to its new CPU does not make it move on every poll.
+    void leave_caller_cpu(uint64_t gen, uint64_t& moved) {
+        if (moved == gen) return;
+        const int cpu = current_cpu();
+        if (cpu < 0 || cpu != caller_cpu_.load(std::memory_order_relaxed)) return;
+        moved = gen;
+        move_off_cpu(cpu);
     }
 
     void loop(uint64_t seen, uint32_t own) {  // seen: the last generation this worker took part in
         t_in_worker = true;
         const std::chrono::microseconds spin = spin_;  // set before the workers start
-        Worker& me = worker_state_[own - 1];
+        uint64_t moved = 0;
         const auto moved_on = [&] { return generation(work_.load(std::memory_order_acquire)) != seen; };
+        // While spinning: sharing the caller's CPU, it would only take turns with it.
+        const auto poll = [&] {
+            if (moved_on()) return true;
+            leave_caller_cpu(seen, moved);
+            return false;
+        };
         for (;;) {
-            me.cpu.store(current_cpu(), std::memory_order_relaxed);
-            if (!spin_until(spin, moved_on)) {
+            if (!spin_until(spin, poll)) {
                 std::unique_lock<std::mutex> lk(m_);
                 cv_.wait(lk, moved_on);
             }
@@ -266,9 +262,7 @@ private:
             // After that load: once it returns stop()'s generation, the acquire makes quit_
             // visible; an older one means stop()'s is still ahead, and the next wait ends.
             if (quit_.load(std::memory_order_relaxed)) return;
-            const int cpu = current_cpu();
-            if (cpu >= 0 && cpu == caller_cpu_.load(std::memory_order_relaxed)) move_off_cpu(cpu);
-            me.started.store(seen, std::memory_order_release);
+            leave_caller_cpu(seen, moved);
             run_chunks(seen, chunk_count(w), own, true);
         }
     }
@@ -286,14 +280,7 @@ private:
         std::atomic<uint64_t> gen;
     };
     std::unique_ptr<Slot[]> taken_;  // claims_ slots
-    // Per worker (index own - 1): the CPU it last waited on, the last generation it started.
-    struct alignas(64) Worker {
-        std::atomic<int> cpu;
-        std::atomic<uint64_t> started;
-    };
-    static constexpr int kSameCpuYields = 8;
-    std::unique_ptr<Worker[]> worker_state_;
-    std::atomic<int> caller_cpu_{-1};  // the CPU the current job's caller published it from
+    std::atomic<int> caller_cpu_{-1};  // the CPU the last job's caller published it from
     int64_t claims_ = 0;
     std::atomic<int64_t> pending_{0};  // the job's chunks not finished yet
     std::atomic<bool> quit_{false};
