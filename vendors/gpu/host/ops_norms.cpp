@@ -27,6 +27,15 @@ const char* const kLnBwd16ExactFixed[2][2][3] = {
      {"opk_ln_bwd_f16_c0", "opk_ln_bwd_exact_f16_g512", "opk_ln_bwd_f16_c2"}},
     {{"opk_ln_bwd_bf16_c0", "opk_ln_bwd_exact_bf16_g256", "opk_ln_bwd_bf16_c2"},
      {"opk_ln_bwd_bf16_c0", "opk_ln_bwd_exact_bf16_g512", "opk_ln_bwd_bf16_c2"}}};
+// layer_norm's 2-byte exact backward (type 1 f16, 2 bf16) for a plan's block: the
+// compile-time block kernels where the block is 256 or 512 threads, else the run-time one.
+// (plan_rows makes blocks whole warps of the device, as those kernels' reductions need.)
+using KernelNames = const char* const[3];  // a family's three configs' kernels
+const KernelNames& ln_exact16_kernels(int type, unsigned block) {
+    if (block == 256) return kLnBwd16ExactFixed[type - 1][0];
+    if (block == 512) return kLnBwd16ExactFixed[type - 1][1];
+    return kLnBwd16Exact[type - 1];
+}
 // fp32 rows exact for kRowConfigsRmsFwdWide's / kRowConfigsFwdWide's config 1 (wide_forward_plan).
 const char* const kRmsFwdWide[3] = {"opk_rms_fwd_f32_c0", "opk_rms_fwd_wide_f32", "opk_rms_fwd_f32_c2"};
 const char* const kLnFwdWide[3] = {"opk_ln_fwd_f32_c0", "opk_ln_fwd_wide_f32", "opk_ln_fwd_f32_c2"};
@@ -166,12 +175,7 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     // layer_norm's 2-byte exact rows of two packs a thread: a kernel of their own (norms.cu,
     // ln_backward_exact), whose body is the exact one whatever a.exact says.
     const bool ln_exact16 = layer && es == 2 && !long16 && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx});
-    const int fixed = ln_exact16 && p.block % unsigned(d.warp_size) == 0 ? (p.block == 256 ? 0 : p.block == 512 ? 1 : -1) : -1;
-    OPKIT_GPU_TRY(launch_rows(d, Module::norms,
-                              fixed >= 0    ? kLnBwd16ExactFixed[type - 1][fixed]
-                              : ln_exact16 ? kLnBwd16Exact[type - 1]
-                                           : names,
-                              p, s, a));
+    OPKIT_GPU_TRY(launch_rows(d, Module::norms, ln_exact16 ? ln_exact16_kernels(type, p.block) : names, p, s, a));
     const size_t col_grid = ceil_div(size_t(n), opk::kColumnSumColumns);
     if (dweight) {
         const opk::ColumnSumArgs c{partial, p.groups, n, base_of(dweight)};
