@@ -165,19 +165,18 @@ inline const char* fixed_group_plan(const Device& d, int64_t rows, int64_t n, si
 }
 
 // Rows read in one pass only (cross-entropy's loss without the gradient): one row per
-// block of kBlock threads streaming it (config 2) beats a 1024-thread block caching it,
-// because two blocks per SM overlap one row's reductions with the other's loads.
-// (single_pass_rows: whether it applies, i.e. the usual plan is block-wide and at least
-// that block.)
+// block of kSinglePassBlock threads streaming it (config 2) beats a 1024-thread block
+// caching it, because two blocks per SM overlap one row's reductions with the other's
+// loads. (single_pass_rows: whether it applies, i.e. the usual plan is block-wide and at
+// least that block.)
 constexpr unsigned kSinglePassBlock = 512;
 inline bool single_pass_rows(const RowPlan& usual) { return usual.config != 0 && usual.block >= kSinglePassBlock; }
 inline RowPlan single_pass_plan(const Device& d, int64_t rows, const RowPlan& usual) {
-    constexpr unsigned kBlock = kSinglePassBlock;
     if (!single_pass_rows(usual)) return usual;
     RowPlan p{};
     p.config = 2;
-    p.block = kBlock;
-    p.grid = size_t(std::min<int64_t>(rows, int64_t(d.sm_count) * (kResidentThreads / kBlock) * 8));
+    p.block = kSinglePassBlock;
+    p.grid = size_t(std::min<int64_t>(rows, int64_t(d.sm_count) * (kResidentThreads / kSinglePassBlock) * kRowGridWaves));
     p.groups = int64_t(p.grid);
     return p;
 }
