@@ -73,6 +73,8 @@ public:
         if (get(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &v) && v > 0) d.l2_bytes = v;
         v = 0;
         if (get(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, &v)) d.memory_pools = v != 0;
+        v = 0;
+        if (get(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, &v)) d.clusters = v != 0;
         d.native = n.release();
         return OPKIT_OK;
     }
@@ -124,6 +126,19 @@ public:
         const CUresult r = drv().cuFuncSetAttribute(static_cast<CUfunction>(fn),
                                                     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(bytes));
         if (r != CUDA_SUCCESS) return cu_fail(r, "cuFuncSetAttribute(max dynamic shared memory)");
+        return OPKIT_OK;
+    }
+
+    opkit_status max_active_clusters(void* fn, const char*, unsigned block, size_t smem, int cluster,
+                                     int* out) override {
+        CUlaunchConfig c{};
+        c.gridDimX = unsigned(cluster);  // a whole cluster; the kernel's attribute gives its shape
+        c.gridDimY = c.gridDimZ = 1;
+        c.blockDimX = block;
+        c.blockDimY = c.blockDimZ = 1;
+        c.sharedMemBytes = unsigned(smem);
+        const CUresult r = drv().cuOccupancyMaxActiveClusters(out, static_cast<CUfunction>(fn), &c);
+        if (r != CUDA_SUCCESS) return cu_fail(r, "cuOccupancyMaxActiveClusters");
         return OPKIT_OK;
     }
 

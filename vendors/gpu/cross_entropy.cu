@@ -7,6 +7,7 @@
 // is NaN and its gradient row is NaN (documented in docs/cuda-vendor.md), so the mistake
 // shows up in the training loss instead of as a silent wrong answer.
 #include "rows.cuh"
+#include "stash_rows.cuh"
 
 namespace opk {
 namespace {
@@ -52,6 +53,21 @@ OPK_DEV bool owns_target(const Span& sp, bool valid, int64_t t) {
     return valid && (t / Pack<T>::n) % sp.size == sp.lane;
 }
 
+// sum += the elements of pack c of a row of n that lie inside the row.
+template <int P>
+OPK_DEV void add_pack_sum(float& sum, int64_t c, int64_t n, const float (&v)[P]) {
+#if OPK_PACK_COUNTS
+    const int m = pack_count<P>(c * P, n);
+#pragma unroll
+    for (int k = 0; k < P; ++k)
+        if (k < m) sum += v[k];
+#else
+#pragma unroll
+    for (int k = 0; k < P; ++k)
+        if (c * P + k < n) sum += v[k];
+#endif
+}
+
 // Row statistics: max m, sum of exp(x - m) s and sum of x (for label smoothing). Cached
 // rows stay in `x`; streamed rows are folded with the online recurrence, their lines
 // kept in L2 when the gradient pass will read them again (reread).
@@ -63,17 +79,7 @@ OPK_DEV void row_stats(const T* xr, const Span& sp, bool vec, bool reread, bool 
     float sums[2] = {0.0f, 0.0f};  // sum of exp, sum of x
     // The sum of x serves label smoothing only (want_sx: a branch uniform over the grid).
     auto add_x = [&](int64_t c, const float(&v)[P]) {
-        if (!want_sx) return;
-#if OPK_PACK_COUNTS
-        const int m = pack_count<P>(c * P, sp.n);
-#pragma unroll
-        for (int k = 0; k < P; ++k)
-            if (k < m) sums[1] += v[k];
-#else
-#pragma unroll
-        for (int k = 0; k < P; ++k)
-            if (c * P + k < sp.n) sums[1] += v[k];
-#endif
+        if (want_sx) add_pack_sum<P>(sums[1], c, sp.n, v);
     };
     if constexpr (C > 0) {
         x.load(xr, sp, vec, -INFINITY);
@@ -131,6 +137,12 @@ OPK_DEV void write_grad(const T* xr, bool xvec, T* gr, bool gvec, const Span& sp
     if (owns) gr[t] = from_f32<T>(target_grad);  // after the pack store: this store wins
 }
 
+// A valid row's loss, lse - (1 - eps) x[t] - (eps / V) sum(x), from hit = 1 - eps and
+// smooth = eps / V (sx, the sum, is 0 when eps is: it is only accumulated for smoothing).
+OPK_DEV float target_loss(float lse, float xt, float sx, float hit, float smooth) {
+    return lse - hit * xt - smooth * sx;
+}
+
 // Grad = false: the loss alone, the gradient code compiled out (opk_ce_fwd_loss_*).
 template <typename T, int G, int C, bool Grad = true>
 OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
@@ -167,8 +179,7 @@ OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
         const float lse = m + logf(s);
         if (g.lane == 0 && a.lse.data) strided_set<float>(a.lse, r, lse);
         if (a.loss.data && (kind == kValid ? owns : g.lane == 0))
-            strided_set<float>(a.loss, r,
-                               kind == kValid ? lse - hit * xt - (eps > 0.0f ? smooth * sx : 0.0f) : row_loss);
+            strided_set<float>(a.loss, r, kind == kValid ? target_loss(lse, xt, sx, hit, smooth) : row_loss);
         if (!gr) continue;
         if (kind != kValid) {
             fill_row<T>(gr, sp, a.grad.vec, kind == kIgnored ? 0.0f : NAN);
@@ -229,6 +240,80 @@ OPK_DEV void ce_backward(const CrossEntropyArgs& a) {
     }
 }
 
+#if OPK_CLUSTERS
+// The forward with dlogits, each row read once (stash_rows.cuh): the K blocks of a cluster
+// share a row, the grid is a whole number of clusters, and a cluster's blocks step over the
+// same rows. The row kind and lse.data are the same in every block of a cluster, so the
+// cluster barrier of cluster_row_stats is reached by all of them or by none.
+template <typename T, int K>
+OPK_DEV void ce_forward_stash(const CrossEntropyArgs& a) {
+    constexpr int P = Pack<T>::n, B = kCeStashBlock;
+    extern __shared__ uint4 stash[];
+    __shared__ float smem[kReduceSlots];
+    __shared__ float exchange[2][3];  // cluster_row_stats's slots, by row parity
+    const int rank = K > 1 ? int(cooperative_groups::this_cluster().block_rank()) : 0;
+    const StashPart part = stash_part<T, B, K>(a.V, rank);
+    const Span& sp = part.span;
+    const int64_t first_elem = part.first * P;
+    const float eps = a.label_smoothing, smooth = eps / float(a.V), hit = 1.0f - eps;
+    float scale = 1.0f;
+    if (a.valid_rows) scale = *a.valid_rows ? 1.0f / float(*a.valid_rows) : 0.0f;
+    const bool lead = rank == 0 && sp.lane == 0;  // writes lse, and the loss of a row without a valid target
+    const int64_t step = gridDim.x / K;
+    int64_t r = blockIdx.x / K;
+    if (r < a.rows) stash_part_async<T>(stash, row_ptr<const T>(a.logits, r) + first_elem, sp, a.logits.vec);
+    for (int parity = 0; r < a.rows; r += step, parity ^= 1) {
+        const int64_t t = load_index(a.target, r, a.target64);
+        const RowKind kind = row_kind(t, a.ignore_index, a.V);
+        const T* xr = row_ptr<const T>(a.logits, r) + first_elem;
+        T* gr = row_ptr<T>(a.grad, r) + first_elem;
+        const T* next = r + step < a.rows ? row_ptr<const T>(a.logits, r + step) + first_elem : nullptr;
+        const int64_t tp = t - first_elem;  // the target's place in this block's part
+        const bool owns = kind == kValid && tp >= 0 && tp / P < sp.packs && (tp / P) % B == sp.lane;
+        const float xt = owns ? to_f32(xr[tp]) : 0.0f;  // before any store: dlogits may be the logits
+        async_wait_all();  // this thread's slots hold row r
+        float lse = 0.0f;
+        if (kind == kValid || a.lse.data) {
+            float m = -INFINITY, sums[2] = {0.0f, 0.0f};  // sum of exp, sum of x
+            for (int64_t c = sp.lane; c < sp.packs; c += B) {
+                float v[P];
+                unpack<T, P>(stash[c], v);
+                online_add<T, P>(m, sums[0], v);
+                if (eps > 0.0f) add_pack_sum<P>(sums[1], c, sp.n, v);
+            }
+            const float bm = group_max<B>(m, smem);
+            sums[0] *= exp_shifted(m, bm);
+            group_sum<B, 2>(sums, smem);
+            m = bm;
+            if constexpr (K > 1) cluster_row_stats<K>(m, sums[0], sums[1], exchange[parity]);
+            lse = m + logf(sums[0]);
+            if (lead && a.lse.data) strided_set<float>(a.lse, r, lse);
+            if (owns && a.loss.data) strided_set<float>(a.loss, r, target_loss(lse, xt, sums[1], hit, smooth));
+        }
+        if (kind != kValid && lead && a.loss.data) strided_set<float>(a.loss, r, kind == kIgnored ? 0.0f : NAN);
+        // The gradient row (a fill for a row without a valid target); each slot, once read,
+        // takes the next row's pack.
+        const float fill = kind == kIgnored ? 0.0f : NAN;
+        for (int64_t c = sp.lane; c < sp.packs; c += B) {
+            float v[P];
+            if (kind == kValid) {
+                unpack<T, P>(stash[c], v);
+                grad_pack<T, P>(v, lse, smooth, scale);
+            } else {
+#pragma unroll
+                for (int k = 0; k < P; ++k) v[k] = fill;
+            }
+            if (next) stash_pack<T>(&stash[c], next, c, sp, a.logits.vec);
+            store_pack<T, P, CacheHint::last_use>(gr, c, sp.n, a.grad.vec, v);
+        }
+        async_commit();
+        if (owns) gr[tp] = from_f32<T>((exp_minus<T>(xt, lse) - smooth) * scale - hit * scale);
+    }
+    // No block leaves while another may still read its exchange slots.
+    if constexpr (K > 1) cooperative_groups::this_cluster().sync();
+}
+#endif
+
 }  // namespace
 }  // namespace opk
 
@@ -246,6 +331,22 @@ OPK_CE_FWD_FIXED(opk_ce_fwd_loss_f16, ce_forward_loss, opk_f16)
 OPK_CE_FWD_FIXED(opk_ce_fwd_loss_bf16, ce_forward_loss, opk_bf16)
 OPK_CE_FWD_FIXED(opk_ce_fwd_grad_f16, ce_forward, opk_f16)
 OPK_CE_FWD_FIXED(opk_ce_fwd_grad_bf16, ce_forward, opk_bf16)
+
+#if OPK_CLUSTERS
+// The stash forwards (kCeStashBlock), clusters of 1, 2, 4 and 8 blocks.
+#define OPK_CE_FWD_STASH(T, dtype, K)                                                       \
+    extern "C" __global__ void __cluster_dims__(K, 1, 1)                                    \
+        OPK_BOUNDS_RESIDENT(opk::kCeStashBlock, opk::kCeStashBlock) opk_ce_fwd_stash_##dtype##_k##K( \
+            const CrossEntropyArgs a) {                                                     \
+        ce_forward_stash<T, K>(a);                                                          \
+    }
+#define OPK_CE_FWD_STASH_ALL(T, dtype) \
+    OPK_CE_FWD_STASH(T, dtype, 1) OPK_CE_FWD_STASH(T, dtype, 2) OPK_CE_FWD_STASH(T, dtype, 4) OPK_CE_FWD_STASH(T, dtype, 8)
+OPK_CE_FWD_STASH_ALL(float, f32)
+OPK_CE_FWD_STASH_ALL(opk_f16, f16)
+OPK_CE_FWD_STASH_ALL(opk_bf16, bf16)
+static_assert(opk::kCeStashMaxCluster == 8, "a stash kernel for every cluster size up to kCeStashMaxCluster");
+#endif
 
 // Non-ignored targets (bad ones included: they make the loss NaN either way). Integer
 // atomics, so the count is exact and order-independent. One atomic per warp of the

@@ -112,6 +112,22 @@ constexpr int kFixedChunks16 = 4;
 // plan had it 1.479 -> 1.457): its rows do not fit L2 and keep the usual plan. The
 // backward ran 2-6 % slower so and keeps its plans too.
 constexpr int kCeFwdGroup = 256;
+// The cross-entropy forward with dlogits of rows of kCeStashMinPacks packs or more, each
+// row read once (stash_rows.cuh): opk_ce_fwd_stash_<dtype>_k<K>, K = 1, 2, 4 or 8 blocks
+// of kCeStashBlock threads a row in a thread-block cluster (NVIDIA sm_90+), the smallest K
+// whose part of a row fits kCeStashPartBytes of shared memory: three blocks an SM of the
+// H200's 227 KB (ops_cross_entropy.cpp, stash_plan). For those rows they take the place of
+// opk_ce_fwd_grad_* and of the two-pass config-1/2 kernels. Measured on the H200
+// against the kernels the host launched before (bench/experiments/ce_stash_cluster.cu,
+// bench/results/2026-11-29-s11/r3; 8192 rows, ms): bf16 V 128256 1.387 -> 1.224 (K 4),
+// f32 3.050 -> 2.472 (K 8); V 32000 bf16 0.299 -> 0.273 (K 1), f32 0.731 -> 0.570 (K 2);
+// rows not 16-byte aligned (V 50257, element loads) bf16 2.170 -> 1.292 (K 2), f32 1.690
+// -> 1.309 (K 4). 128 and 512 threads a block, larger parts (one or two blocks an SM) and
+// the same kernel with synchronous loads (four packs in flight a thread) were slower.
+constexpr int kCeStashBlock = 256;
+constexpr int kCeStashMaxCluster = 8;  // the portable cluster size
+constexpr int64_t kCeStashPartBytes = int64_t(64) << 10;
+constexpr int64_t kCeStashMinPacks = 4000;  // bf16 V 32000: the shortest rows measured
 // Backward kernels keep two rows (dy and y; dy and x): half the packs per thread.
 constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2, 2}, {0, 1, 2, 2}, {0, 1, 0, 0}};
 // softmax's backward of rows exact for config 1 here (four packs a thread in fp32, two in
@@ -321,6 +337,9 @@ struct EmbeddingArgs {
             {stem "_f16_c0", stem "_f16_c1", stem "_f16_c2"},       \
             {stem "_bf16_c0", stem "_bf16_c1", stem "_bf16_c2"},    \
     }
+// The stash kernels of one dtype (kCeStashBlock): [i] has clusters of 2^i blocks.
+#define OPK_STASH_NAMES(stem) \
+    { stem "_k1", stem "_k2", stem "_k4", stem "_k8" }
 // Fixed-group kernels (kFixedGroups): [dtype][group], NULL where none is built (fp32 g128).
 #define OPK_FIXED_NAMES(stem)                                            \
     {                                                                    \

@@ -143,6 +143,12 @@ public:
                     bytes);
     }
 
+    // HIP has no thread-block clusters: open_device leaves DeviceAttributes::clusters false,
+    // so this is never asked.
+    opkit_status max_active_clusters(void*, const char* name, unsigned, size_t, int, int*) override {
+        return fail(OPKIT_ERROR_UNSUPPORTED, "%s: HIP launches no thread-block clusters", name);
+    }
+
     opkit_status launch(void* fn, const char* name, unsigned grid_x, unsigned grid_y, unsigned block, unsigned smem,
                         opkit_stream stream, void** params) override {
         const hipError_t e = hip().hipModuleLaunchKernel(static_cast<hipFunction_t>(fn), grid_x, grid_y, 1, block, 1,

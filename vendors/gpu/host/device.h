@@ -10,8 +10,10 @@
 #include "status.h"
 
 #include <cstddef>
+#include <map>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 namespace opkit_gpu {
 
@@ -23,6 +25,9 @@ struct Device : DeviceAttributes {
     void* scratch_pool = nullptr;  // opkit's own pool for Scratch (see device.cpp)
     void* modules[int(Module::count)] = {};
     std::unordered_map<const char*, void*> functions;  // keyed by the name literal
+    // Clusters that fit at once, by kernel (name literal) and dynamic shared memory
+    // (active_clusters).
+    std::map<std::pair<const char*, size_t>, int> cluster_fit;
     void* blas = nullptr;                    // the vendor's BLAS state (handle, plans)
     void (*blas_release)(Device&) = nullptr;  // frees it at shutdown, the device current
 };
@@ -52,6 +57,13 @@ private:
 // The kernel `name` (a string literal: its address is the cache key) of module m.
 // The device must be current (inside a DeviceScope).
 opkit_status get_function(Device& d, Module m, const char* name, void** out);
+
+// How many clusters of kernel `name` (module m, built with a compile-time cluster of
+// `cluster` blocks of `block` threads) fit on d at once with `smem` bytes of dynamic shared
+// memory each block; 0, reporting nothing, where the device launches no clusters, the
+// image lacks the kernel (a build without sm_90 code) or the runtime cannot tell. The
+// device must be current.
+int active_clusters(Device& d, Module m, const char* name, unsigned block, size_t smem, int cluster);
 
 // Shared memory a row kernel declares statically (its reduction slots, group_reduce.cuh:
 // 512 bytes at most), which counts against the same per-block limit as the dynamic part.

@@ -31,6 +31,7 @@ struct DeviceAttributes {
     int shared_per_block = 48 << 10;  // the most one block may have (opt-in included)
     int64_t l2_bytes = 0;             // L2 cache size (0 = unknown)
     bool memory_pools = false;        // stream-ordered allocation (mem_alloc_async) available
+    bool clusters = false;            // thread-block cluster launch (NVIDIA sm_90+; never on HIP)
 };
 
 // One matrix of a matmul in the column-major terms BLAS libraries take (ops_matmul.cpp
@@ -99,6 +100,11 @@ public:
     // Allows `fn` (kernel `name`) `bytes` of dynamic shared memory, above the default
     // 48 KiB that every launch may have without asking.
     virtual opkit_status set_max_dynamic_shared(void* fn, const char* name, size_t bytes) = 0;
+    // How many clusters of `fn` (compile-time clusters of `cluster` blocks of `block`
+    // threads, `smem` bytes of dynamic shared memory each) fit on the device at once.
+    // Asked only where the device reports DeviceAttributes::clusters.
+    virtual opkit_status max_active_clusters(void* fn, const char* name, unsigned block, size_t smem, int cluster,
+                                             int* out) = 0;
     // A launch of grid_x x grid_y blocks of `block` threads; params: one pointer per kernel
     // parameter (kernelParams).
     virtual opkit_status launch(void* fn, const char* name, unsigned grid_x, unsigned grid_y, unsigned block,

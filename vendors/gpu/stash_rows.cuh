@@ -1,0 +1,108 @@
+// Rows read once into shared memory ("stashed") and split over the K blocks of a
+// thread-block cluster, for kernels that need a long row twice: statistics first, then an
+// output computed from the row and those statistics (cross-entropy's forward with
+// dlogits). Block k of a cluster holds the k-th K-th of the row's 16-byte packs; the blocks
+// combine their partial statistics through distributed shared memory. The packs arrive by
+// cp.async, all of a block's part at once, and the next row's pack c is requested as soon
+// as the output pass has read slot c, so the next row streams in while this one's output
+// goes out. NVIDIA sm_90 and later only (OPK_CLUSTERS, gpu_compat.h).
+//
+// Each thread reads only the slots it filled itself (pack c of a part is thread c % B's in
+// both passes), so the stash needs no barrier: cp.async.wait_all orders a thread's own
+// copies before its reads.
+#pragma once
+
+#include "rows.cuh"
+
+#if OPK_CLUSTERS
+#include <cooperative_groups.h>
+
+namespace opk {
+
+// 16 bytes from global to shared memory without passing through registers.
+OPK_DEV void copy16_async(uint4* dst, const void* src) {
+    const unsigned d = unsigned(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+}
+OPK_DEV void async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+OPK_DEV void async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+// Packs of a row in each block's part: the last block's part may be shorter or empty.
+OPK_DEV int64_t stash_chunk(int64_t packs, int K) { return (packs + K - 1) / K; }
+
+// This block's part of a row of n elements: packs [first, first + span.packs), seen as a
+// row of its own that starts at element first * P (span.n counts from there to the row's
+// end, so bounds tests against it stay those of the whole row).
+struct StashPart {
+    int64_t first;
+    Span span;
+};
+
+template <typename T, int B, int K>
+OPK_DEV StashPart stash_part(int64_t n, int rank) {
+    constexpr int P = Pack<T>::n;
+    const int64_t packs = (n + P - 1) / P, chunk = stash_chunk(packs, K);
+    const int64_t lo = packs < int64_t(rank) * chunk ? packs : int64_t(rank) * chunk;
+    const int64_t hi = packs < lo + chunk ? packs : lo + chunk;
+    return {lo, {n - lo * P > 0 ? n - lo * P : 0, hi - lo, int(threadIdx.x), B}};
+}
+
+// Pack c of a part (row: the part's first element) into its slot: asynchronously when the
+// pack is whole and the row 16-byte aligned (vec), else from element loads, -inf past the
+// row's end.
+template <typename T>
+OPK_DEV void stash_pack(uint4* slot, const T* row, int64_t c, const Span& sp, bool vec) {
+    constexpr int P = Pack<T>::n;
+    if (vec && (c + 1) * P <= sp.n) {
+        copy16_async(slot, row + c * P);
+    } else {
+        uint4 raw;
+        load_raw<T, P>(row, c, sp.n, vec, raw, -INFINITY);
+        *slot = raw;
+    }
+}
+
+// Requests every pack of a part into the stash.
+template <typename T>
+OPK_DEV void stash_part_async(uint4* stash, const T* row, const Span& sp, bool vec) {
+    for (int64_t c = sp.lane; c < sp.packs; c += sp.size) stash_pack<T>(&stash[c], row, c, sp, vec);
+    async_commit();
+}
+
+// The row's (max, sum of exp(x - max), sum of x) from every block's (m, s, sx) of its part,
+// the same in every block of the cluster: each combines the K partials in rank order.
+// exchange: this block's slots for rows of one parity (a block writes the other parity's
+// for its next row while a slower block may still read these: the cluster barrier of that
+// next row orders them).
+template <int K>
+OPK_DEV void cluster_row_stats(float& m, float& s, float& sx, float* exchange) {
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    if (threadIdx.x == 0) {
+        exchange[0] = m;
+        exchange[1] = s;
+        exchange[2] = sx;
+    }
+    cluster.sync();
+    float pm[K], ps[K], px[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        const float* e = cluster.map_shared_rank(exchange, j);
+        pm[j] = e[0];
+        ps[j] = e[1];
+        px[j] = e[2];
+    }
+    m = pm[0];
+#pragma unroll
+    for (int j = 1; j < K; ++j) m = fmaxf(m, pm[j]);
+    s = 0.0f;
+    sx = 0.0f;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        s += ps[j] * exp_shifted(pm[j], m);
+        sx += px[j];
+    }
+}
+
+}  // namespace opk
+
+#endif  // OPK_CLUSTERS
