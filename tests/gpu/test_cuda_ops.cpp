@@ -358,6 +358,9 @@ TEST_CASE("ops: rope forward and backward match the CPU", "[gpu][ops]") {
         {2, 9, 32, 128, false, false, false, 0}, {1, 5, 6, 128, true, true, false, 0},
         {2, 3, 13, 256, false, false, true, 0},  {1, 3, 5, 2048, false, true, false, 0},
         {1, 2, 40, 64, true, false, false, 1},   {2, 33, 32, 128, false, true, true, 0},
+        // Dense [B,T,H,D], not in place: [B,T,D] angles with one pack a half (D = 16 in the
+        // 2-byte types), and six packs a half (D = 96).
+        {3, 11, 5, 16, true, false, false, 0},   {2, 6, 7, 96, false, false, false, 0},
     };
     for (opkit_dtype d : kFloats)
         for (const RopeCase& c : cases) {

@@ -11,9 +11,11 @@
 // be a multiple of the device's width: the host rounds to the width it queries (64 on
 // CDNA; a multiple of 32 alone would drop the last partial wave there).
 //
-// (Spreading a row over a thread-block cluster, exchanging the block results through
-// distributed shared memory, was tried on an H100 and measured slower than one block per
-// row for every shape of docs/PERFORMANCE.md; see docs/cuda-vendor.md.)
+// (Spreading a row held in registers over a thread-block cluster, exchanging the block
+// results through distributed shared memory, was tried on an H100 and measured slower than
+// one block per row for every shape of docs/PERFORMANCE.md; see docs/cuda-vendor.md. Rows
+// stashed in shared memory across a cluster, which cross-entropy's forward with dlogits
+// reads once that way, are stash_rows.cuh's.)
 #pragma once
 
 #include "gpu_compat.h"

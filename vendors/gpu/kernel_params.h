@@ -117,13 +117,14 @@ constexpr int kCeFwdGroup = 256;
 // of kCeStashBlock threads a row in a thread-block cluster (NVIDIA sm_90+), the smallest K
 // whose part of a row fits kCeStashPartBytes of shared memory: three blocks an SM of the
 // H200's 227 KB (ops_cross_entropy.cpp, stash_plan). For those rows they take the place of
-// opk_ce_fwd_grad_* and of the two-pass config-1/2 kernels. Measured on the H200
-// against the kernels the host launched before (bench/experiments/ce_stash_cluster.cu,
-// bench/results/2026-11-29-s11/r3; 8192 rows, ms): bf16 V 128256 1.387 -> 1.224 (K 4),
-// f32 3.050 -> 2.472 (K 8); V 32000 bf16 0.299 -> 0.273 (K 1), f32 0.731 -> 0.570 (K 2);
-// rows not 16-byte aligned (V 50257, element loads) bf16 2.170 -> 1.292 (K 2), f32 1.690
-// -> 1.309 (K 4). 128 and 512 threads a block, larger parts (one or two blocks an SM) and
-// the same kernel with synchronous loads (four packs in flight a thread) were slower.
+// opk_ce_fwd_grad_* and of the two-pass config-1/2 kernels. Measured on the H200, the
+// library A/B against a123759 (bench/results/2026-11-29-s11/r5, gpu_compare, 8192 rows,
+// ms): bf16 V 128256 1.36 -> 1.215 (K 4), f32 2.87 -> 2.457 (K 8); V 32000 bf16 0.306 ->
+// 0.282 (K 1), f32 0.657 -> 0.573 (K 2). In the experiment (bench/experiments/
+// ce_stash_cluster.cu, r3) rows not 16-byte aligned (V 50257, element loads) went bf16
+// 2.170 -> 1.292 (K 2), f32 1.690 -> 1.309 (K 4); 128 and 512 threads a block, larger
+// parts (one or two blocks an SM) and the same kernel with synchronous loads (four packs
+// in flight a thread) were slower.
 constexpr int kCeStashBlock = 256;
 constexpr int kCeStashMaxCluster = 8;  // the portable cluster size
 constexpr int64_t kCeStashPartBytes = int64_t(64) << 10;
