@@ -48,7 +48,7 @@ OPK_DEV void ce_forward_stash(const CrossEntropyArgs& a) {
     if (a.valid_rows) scale = *a.valid_rows ? 1.0f / float(*a.valid_rows) : 0.0f;
     const int64_t first = blockIdx.x / K, step = gridDim.x / K;
     int parity = 0;
-    for (int64_t r = first; r < a.rows; r += step, parity ^= 1) {
+    for (int64_t r = first; r < a.rows; r += step) {
         const int64_t t = load_index(a.target, r, a.target64);
         const RowKind kind = row_kind(t, a.ignore_index, V);
         T* gr = row_ptr<T>(a.grad, r) + lo * P;
@@ -117,6 +117,7 @@ OPK_DEV void ce_forward_stash(const CrossEntropyArgs& a) {
                 s += ps[j] * exp_shifted(pm[j], gm);
                 sx += px[j];
             }
+            parity ^= 1;  // only rows that exchange flip the slots (a skipped row has no barrier)
         }
         const float lse = gm + logf(s);
         if (rank == 0 && lane == 0 && a.lse.data) strided_set<float>(a.lse, r, lse);
@@ -187,7 +188,7 @@ OPK_DEV void ce_forward_stash_async(const CrossEntropyArgs& a) {
         async_commit();
     }
     int parity = 0;
-    for (int64_t r = first; r < a.rows; r += step, parity ^= 1) {
+    for (int64_t r = first; r < a.rows; r += step) {
         const int64_t t = load_index(a.target, r, a.target64);
         const RowKind kind = row_kind(t, a.ignore_index, V);
         T* gr = row_ptr<T>(a.grad, r) + lo * P;
@@ -240,6 +241,7 @@ OPK_DEV void ce_forward_stash_async(const CrossEntropyArgs& a) {
                     s += ps[j] * exp_shifted(pm[j], gm);
                     sx += px[j];
                 }
+                parity ^= 1;
             }
             lse = gm + logf(s);
             if (rank == 0 && lane == 0 && a.lse.data) strided_set<float>(a.lse, r, lse);

@@ -477,14 +477,18 @@ TEST_CASE("ops: cross_entropy forward and backward match the CPU", "[gpu][ops]")
 TEST_CASE("ops: cross_entropy forward with dlogits through the stash kernels (each row read once)", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     // On a device with thread-block clusters (sm_90+), the forward with dlogits of rows of
-    // 4000 packs or more runs opk_ce_fwd_stash_<dtype>_k<K> (kernel_params.h): K = 1 (2-byte
-    // V 32000), 2 (2-byte V 40000 and V 40001, whose rows are not 16-byte aligned; f32
-    // 32000), 4 (2-byte 128256, f32 40000 and 40001), 8 (f32 128256). 260 rows of 128256:
-    // more than the two waves of clusters launched, so clusters step over rows. Rows: the
-    // target the last element, one ignored, one whose target is out of range (NaN loss and
-    // gradient on the GPU; the CPU refuses such a target, so its reference row is the
-    // ignored one's, set to NaN), one all -inf, one whose target is the first element of
-    // the cluster's second block's part.
+    // 4000 packs or more runs opk_ce_fwd_stash_<dtype>_k<K> (kernel_params.h): the smallest
+    // K of 1, 2, 4, 8 whose part of a row fits 64 KB. Shapes (K for 2-byte / fp32 types):
+    // 32000 (1 / 2), 40000 (2 / 4), 40001 (rows not 16-byte aligned: element loads; 2 / 4),
+    // 40001 padded to a stride of 40008 (aligned rows whose last pack is partial: cp.async
+    // and element loads in one row; 2 / 4), 128256 with 260 rows (4 / 8: more rows than the
+    // two waves of clusters launched), 140000 (8 / none: fp32 takes the two-pass kernels),
+    // 16001 with 800 rows (the two-pass kernels / 1, not aligned: 1-block clusters stepping
+    // over rows). Rows: the target the last element, one ignored, one whose target is out
+    // of range (NaN loss and gradient on the GPU; the CPU refuses such a target, so its
+    // reference row is the ignored one's, set to NaN), one all -inf, one whose target is
+    // the first element of the cluster's second block's part. Outputs start at 7, not NaN,
+    // so a NaN the kernel did not write cannot match.
     uint64_t seed = 900;
     const int64_t kIgnore = -100;
     struct Variant {
@@ -495,23 +499,29 @@ TEST_CASE("ops: cross_entropy forward with dlogits through the stash kernels (ea
     };
     const Variant variants[] = {{false, true, false, 0.0f, OPKIT_REDUCTION_NONE, true},
                                 {true, false, true, 0.1f, OPKIT_REDUCTION_MEAN, false},
-                                {false, false, false, 0.0f, OPKIT_REDUCTION_SUM, false},
-                                {true, true, true, 0.1f, OPKIT_REDUCTION_NONE, true}};
-    const std::pair<int64_t, int64_t> shapes[] = {{6, 32000}, {6, 40000}, {5, 40001}, {260, 128256}};
+                                {false, true, false, 0.0f, OPKIT_REDUCTION_SUM, false},
+                                {true, false, true, 0.1f, OPKIT_REDUCTION_NONE, true}};
+    struct Shape {
+        int64_t rows, V, pad;
+    };
+    const Shape shapes[] = {{6, 32000, 0}, {6, 40000, 0}, {5, 40001, 0}, {7, 40001, 7},
+                            {260, 128256, 0}, {5, 140000, 0}, {800, 16001, 0}};
     for (opkit_dtype d : kFloats)
-        for (const auto& [rows, V] : shapes)
+        for (const Shape& sh : shapes)
             for (const Variant& v : variants) {
+                const int64_t rows = sh.rows, V = sh.V;
                 const std::string what = std::string("cross_entropy stash ") + dtype_name(d) + " " +
-                                         shape_str({rows, V}) + " reduction " + std::to_string(v.reduction) +
-                                         (v.in_place ? " in place" : "") + (v.index32 ? " int32" : "") +
-                                         (v.want_lse ? " lse" : "");
+                                         shape_str({rows, V}) + " pad " + std::to_string(sh.pad) + " reduction " +
+                                         std::to_string(v.reduction) + (v.in_place ? " in place" : "") +
+                                         (v.index32 ? " int32" : "") + (v.want_lse ? " lse" : "");
                 INFO(what);
                 // The cluster the host picks, and where its second block's part begins.
                 const int64_t per_pack = int64_t(16 / (d.bits / 8)), packs = (V + per_pack - 1) / per_pack;
                 int64_t K = 1;
                 while ((packs + K - 1) / K * 16 > (int64_t(64) << 10) && K < 8) K *= 2;
                 const int64_t second_part = (packs + K - 1) / K * per_pack;
-                TP logits = make(d, {rows, V}), grad = make(d, {rows, V});
+                const Layout layout{{}, sh.pad, 0};
+                TP logits = make(d, {rows, V}, layout), grad = make(d, {rows, V}, layout);
                 TP target = make(v.index32 ? i32() : i64(), {rows});
                 TP loss = v.reduction == OPKIT_REDUCTION_NONE ? make(f32(), {rows}) : make(f32(), {});
                 TP lse = make(f32(), {rows});
@@ -519,10 +529,10 @@ TEST_CASE("ops: cross_entropy forward with dlogits through the stash kernels (ea
                 target->random_ints(0, V - 1, seed++);
                 target->set(0, double(V - 1));
                 target->set(1, double(kIgnore));
-                target->set(4, double(K > 1 ? second_part : V / 2));
+                target->set(4, double(K > 1 && second_part < V ? second_part : V / 2));
                 if (v.odd_rows)
                     for (int64_t j = 0; j < V; ++j) logits->set(3 * V + j, -INFINITY);
-                for (Tensor* t : {grad.get(), loss.get(), lse.get()}) t->poison();
+                for (Tensor* t : {grad.get(), loss.get(), lse.get()}) t->random(7.0f, 7.0f, 0);
                 if (v.odd_rows) target->set(2, double(kIgnore));  // the CPU's reference row
                 for (Tensor* t : {logits.get(), grad.get(), target.get(), loss.get(), lse.get()}) t->upload();
                 Tensor& dl = v.in_place ? *logits : *grad;
@@ -540,13 +550,14 @@ TEST_CASE("ops: cross_entropy forward with dlogits through the stash kernels (ea
                 }
                 REQUIRE_OK(call(true));
                 CHECK(same(*loss, "cross_entropy_forward", "loss", what + " loss", 1.0));
-                if (v.want_lse) CHECK(same(*lse, "cross_entropy_forward", "lse", what + " lse"));
+                CHECK(same(*lse, "cross_entropy_forward", "lse", what + " lse"));  // 7 where not wanted
                 CHECK(same(dl, "cross_entropy_forward", "dlogits", what + " dlogits", 1.0));
-                if (v.odd_rows) {  // the NaN rows are the device's own, not poison left unwritten
+                if (v.odd_rows) {  // the NaN rows are the device's own: the outputs started at 7
                     const std::vector<uint8_t> l = loss->download(), gd = dl.download();
                     CHECK(std::isnan(loss->value_in(l, 2)));
                     CHECK(std::isnan(loss->value_in(l, 3)));
                     CHECK(std::isnan(dl.value_in(gd, 2 * V + V / 2)));
+                    CHECK(std::isnan(dl.value_in(gd, 3 * V + 1)));
                     CHECK(!std::isnan(loss->value_in(l, 0)));
                     CHECK(loss->value_in(l, 1) == 0.0);
                 }

@@ -250,7 +250,11 @@ OPK_DEV void ce_forward_stash(const CrossEntropyArgs& a) {
     constexpr int P = Pack<T>::n, B = kCeStashBlock;
     extern __shared__ uint4 stash[];
     __shared__ float smem[kReduceSlots];
-    __shared__ float exchange[2][3];  // cluster_row_stats's slots, by row parity
+    // cluster_row_stats's slots, alternating between the rows that exchange: a block that
+    // writes one pair has passed the cluster barrier of the last exchange that read the
+    // other (a row that skips the statistics has no barrier, so it must not flip them).
+    __shared__ float exchange[2][3];
+    int parity = 0;
     const int rank = K > 1 ? int(cooperative_groups::this_cluster().block_rank()) : 0;
     const StashPart part = stash_part<T, B, K>(a.V, rank);
     const Span& sp = part.span;
@@ -262,7 +266,7 @@ OPK_DEV void ce_forward_stash(const CrossEntropyArgs& a) {
     const int64_t step = gridDim.x / K;
     int64_t r = blockIdx.x / K;
     if (r < a.rows) stash_part_async<T>(stash, row_ptr<const T>(a.logits, r) + first_elem, sp, a.logits.vec);
-    for (int parity = 0; r < a.rows; r += step, parity ^= 1) {
+    for (; r < a.rows; r += step) {
         const int64_t t = load_index(a.target, r, a.target64);
         const RowKind kind = row_kind(t, a.ignore_index, a.V);
         const T* xr = row_ptr<const T>(a.logits, r) + first_elem;
@@ -285,7 +289,10 @@ OPK_DEV void ce_forward_stash(const CrossEntropyArgs& a) {
             sums[0] *= exp_shifted(m, bm);
             group_sum<B, 2>(sums, smem);
             m = bm;
-            if constexpr (K > 1) cluster_row_stats<K>(m, sums[0], sums[1], exchange[parity]);
+            if constexpr (K > 1) {
+                cluster_row_stats<K>(m, sums[0], sums[1], exchange[parity]);
+                parity ^= 1;
+            }
             lse = m + logf(sums[0]);
             if (lead && a.lse.data) strided_set<float>(a.lse, r, lse);
             if (owns && a.loss.data) strided_set<float>(a.loss, r, target_loss(lse, xt, sums[1], hit, smooth));

@@ -71,9 +71,9 @@ OPK_DEV void stash_part_async(uint4* stash, const T* row, const Span& sp, bool v
 
 // The row's (max, sum of exp(x - max), sum of x) from every block's (m, s, sx) of its part,
 // the same in every block of the cluster: each combines the K partials in rank order.
-// exchange: this block's slots for rows of one parity (a block writes the other parity's
-// for its next row while a slower block may still read these: the cluster barrier of that
-// next row orders them).
+// exchange: this block's slots for one of two alternating exchanges (a block writes the
+// other pair for its next exchange while a slower block may still read these: the cluster
+// barrier of that next exchange orders the one after it, which reuses these).
 template <int K>
 OPK_DEV void cluster_row_stats(float& m, float& s, float& sx, float* exchange) {
     cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();

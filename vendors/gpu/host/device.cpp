@@ -94,19 +94,32 @@ opkit_status get_function(Device& d, Module m, const char* name, void** out) {
     return OPKIT_OK;
 }
 
+opkit_status allow_shared(Device& d, void* f, const char* name, size_t bytes) {
+    std::lock_guard<std::mutex> lock(d.mu);
+    size_t& allowed = d.shared_allowed[f];
+    if (bytes <= allowed) return OPKIT_OK;
+    OPKIT_GPU_TRY(runtime().set_max_dynamic_shared(f, name, bytes));
+    allowed = bytes;
+    return OPKIT_OK;
+}
+
 int active_clusters(Device& d, Module m, const char* name, unsigned block, size_t smem, int cluster) {
     if (!d.clusters) return 0;
+    const auto key = std::make_pair(name, smem);
+    {
+        std::lock_guard<std::mutex> lock(d.mu);
+        if (auto it = d.cluster_fit.find(key); it != d.cluster_fit.end()) return it->second;
+    }
     const QuietErrors quiet;
     void* f = nullptr;
-    if (get_function(d, m, name, &f) != OPKIT_OK) return 0;
-    std::lock_guard<std::mutex> lock(d.mu);
-    const auto key = std::make_pair(name, smem);
-    if (auto it = d.cluster_fit.find(key); it != d.cluster_fit.end()) return it->second;
     int n = 0;
-    if (smem + kStaticSharedReserve > (size_t(48) << 10) && runtime().set_max_dynamic_shared(f, name, smem) != OPKIT_OK)
-        n = 0;
-    else if (runtime().max_active_clusters(f, name, block, smem, cluster, &n) != OPKIT_OK)
-        n = 0;
+    if (get_function(d, m, name, &f) == OPKIT_OK) {
+        // A failed query is not remembered (the next call asks again); a missing kernel is.
+        if ((smem + kStaticSharedReserve > (size_t(48) << 10) && allow_shared(d, f, name, smem) != OPKIT_OK) ||
+            runtime().max_active_clusters(f, name, block, smem, cluster, &n) != OPKIT_OK)
+            return 0;
+    }
+    std::lock_guard<std::mutex> lock(d.mu);
     d.cluster_fit.emplace(key, n);
     return n;
 }

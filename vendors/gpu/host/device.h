@@ -28,6 +28,8 @@ struct Device : DeviceAttributes {
     // Clusters that fit at once, by kernel (name literal) and dynamic shared memory
     // (active_clusters).
     std::map<std::pair<const char*, size_t>, int> cluster_fit;
+    // The dynamic shared memory each kernel has been allowed (allow_shared), by handle.
+    std::unordered_map<void*, size_t> shared_allowed;
     void* blas = nullptr;                    // the vendor's BLAS state (handle, plans)
     void (*blas_release)(Device&) = nullptr;  // frees it at shutdown, the device current
 };
@@ -58,6 +60,11 @@ private:
 // The device must be current (inside a DeviceScope).
 opkit_status get_function(Device& d, Module m, const char* name, void** out);
 
+// Lets kernel f (`name`) have at least `bytes` of dynamic shared memory. The limit is a
+// property of the function, shared by every thread that launches it, so it only ever
+// rises (under d.mu): lowering it for one call could fail another's launch in between.
+opkit_status allow_shared(Device& d, void* f, const char* name, size_t bytes);
+
 // How many clusters of kernel `name` (module m, built with a compile-time cluster of
 // `cluster` blocks of `block` threads) fit on d at once with `smem` bytes of dynamic shared
 // memory each block; 0, reporting nothing, where the device launches no clusters, the
@@ -82,7 +89,7 @@ opkit_status launch_2d(Device& d, Module m, const char* name, unsigned grid_x, s
     if (grid_x == 0 || grid_y == 0) return OPKIT_OK;
     void* f = nullptr;
     OPKIT_GPU_TRY(get_function(d, m, name, &f));
-    if (smem + kStaticSharedReserve > (size_t(48) << 10)) OPKIT_GPU_TRY(runtime().set_max_dynamic_shared(f, name, smem));
+    if (smem + kStaticSharedReserve > (size_t(48) << 10)) OPKIT_GPU_TRY(allow_shared(d, f, name, smem));
     void* params[] = {const_cast<Args*>(&args)};
     return runtime().launch(f, name, grid_x, unsigned(grid_y > kMaxGridY ? kMaxGridY : grid_y), block,
                             unsigned(smem), s, params);
