@@ -27,43 +27,41 @@
 namespace cg = cooperative_groups;
 using namespace opk;
 
-// Packs of a row per block of a K-block cluster (the last block may hold fewer).
-OPK_DEV int64_t stash_chunk(int64_t packs, int K) { return (packs + K - 1) / K; }
-
-// U: packs a thread loads before it uses any (as stream_step).
+// The first form, with synchronous loads: U packs a thread loaded before any is used (as
+// stream_step), each stored to the stash as it arrives; the gradient pass reads the stash.
+// Otherwise the library's ce_forward_stash (cross_entropy.cu), whose cp.async form this
+// replaced; it shares its helpers (stash_rows.cuh).
 template <typename T, int B, int K, int U>
-OPK_DEV void ce_forward_stash(const CrossEntropyArgs& a) {
+OPK_DEV void ce_forward_stash_sync(const CrossEntropyArgs& a) {
     constexpr int P = Pack<T>::n;
     extern __shared__ uint4 stash[];
     __shared__ float smem[kReduceSlots];
-    __shared__ float exchange[2][3];  // this block's (m, s, sx), alternating by row
+    __shared__ float exchange[2][3];
+    int parity = 0;
     const int rank = K > 1 ? int(cg::this_cluster().block_rank()) : 0;
-    const int lane = int(threadIdx.x);
-    const int64_t V = a.V, packs = (V + P - 1) / P, chunk = stash_chunk(packs, K);
-    const int64_t lo = min(packs, int64_t(rank) * chunk), hi = min(packs, lo + chunk);
-    // This block's part of a row as a row of its own: n elements from element lo * P.
-    const Span sp{V - lo * P > 0 ? V - lo * P : 0, hi - lo, lane, B};
+    const StashPart part = stash_part<T, B, K>(a.V, rank);
+    const Span& sp = part.span;
+    const int64_t first_elem = part.first * P, V = a.V;
     const float eps = a.label_smoothing, smooth = eps / float(V), hit = 1.0f - eps;
     float scale = 1.0f;
     if (a.valid_rows) scale = *a.valid_rows ? 1.0f / float(*a.valid_rows) : 0.0f;
-    const int64_t first = blockIdx.x / K, step = gridDim.x / K;
-    int parity = 0;
-    for (int64_t r = first; r < a.rows; r += step) {
+    const bool lead = rank == 0 && sp.lane == 0;
+    for (int64_t r = blockIdx.x / K, step = gridDim.x / K; r < a.rows; r += step) {
         const int64_t t = load_index(a.target, r, a.target64);
         const RowKind kind = row_kind(t, a.ignore_index, V);
-        T* gr = row_ptr<T>(a.grad, r) + lo * P;
+        T* gr = row_ptr<T>(a.grad, r) + first_elem;
         if (kind != kValid && !a.lse.data) {
             fill_row<T>(gr, sp, a.grad.vec, kind == kIgnored ? 0.0f : NAN);
-            if (rank == 0 && lane == 0 && a.loss.data) strided_set<float>(a.loss, r, kind == kIgnored ? 0.0f : NAN);
+            if (lead && a.loss.data) strided_set<float>(a.loss, r, kind == kIgnored ? 0.0f : NAN);
             continue;
         }
-        const T* xr = row_ptr<const T>(a.logits, r) + lo * P;
-        const int64_t tl = t - lo * P;  // the target's place in this block's part
-        const bool owns = kind == kValid && tl >= 0 && tl < sp.n && (tl / P) < sp.packs && (tl / P) % B == lane;
-        const float xt = owns ? to_f32(xr[tl]) : 0.0f;
+        const T* xr = row_ptr<const T>(a.logits, r) + first_elem;
+        const int64_t tp = t - first_elem;
+        const bool owns = kind == kValid && tp >= 0 && tp / P < sp.packs && (tp / P) % B == sp.lane;
+        const float xt = owns ? to_f32(xr[tp]) : 0.0f;
         compiler_fence();
         float m = -INFINITY, sums[2] = {0.0f, 0.0f};
-        for (int64_t base = lane; base < sp.packs; base += int64_t(B) * U) {
+        for (int64_t base = sp.lane; base < sp.packs; base += int64_t(B) * U) {
             uint4 raw[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) {
@@ -78,205 +76,47 @@ OPK_DEV void ce_forward_stash(const CrossEntropyArgs& a) {
                     float v[P];
                     unpack<T, P>(raw[u], v);
                     online_add<T, P>(m, sums[0], v);
-                    if (eps > 0.0f)
-#pragma unroll
-                        for (int k = 0; k < P; ++k)
-                            if (c * P + k < sp.n) sums[1] += v[k];
+                    if (eps > 0.0f) add_pack_sum<P>(sums[1], c, sp.n, v);
                 }
             }
         }
         const float bm = group_max<B>(m, smem);
         sums[0] *= exp_shifted(m, bm);
         group_sum<B, 2>(sums, smem);
-        // The cluster's row statistics: every block combines the K partials in rank order,
-        // so all of them hold the same lse.
-        float gm = bm, s = sums[0], sx = sums[1];
+        m = bm;
         if constexpr (K > 1) {
-            cg::cluster_group cluster = cg::this_cluster();
-            if (lane == 0) {
-                exchange[parity][0] = bm;
-                exchange[parity][1] = sums[0];
-                exchange[parity][2] = sums[1];
-            }
-            cluster.sync();
-            float pm[K], ps[K], px[K];
-#pragma unroll
-            for (int j = 0; j < K; ++j) {
-                const float* e = cluster.map_shared_rank(&exchange[parity][0], j);
-                pm[j] = e[0];
-                ps[j] = e[1];
-                px[j] = e[2];
-            }
-            gm = pm[0];
-#pragma unroll
-            for (int j = 1; j < K; ++j) gm = fmaxf(gm, pm[j]);
-            s = 0.0f;
-            sx = 0.0f;
-#pragma unroll
-            for (int j = 0; j < K; ++j) {
-                s += ps[j] * exp_shifted(pm[j], gm);
-                sx += px[j];
-            }
-            parity ^= 1;  // only rows that exchange flip the slots (a skipped row has no barrier)
+            cluster_row_stats<K>(m, sums[0], sums[1], exchange[parity]);
+            parity ^= 1;
         }
-        const float lse = gm + logf(s);
-        if (rank == 0 && lane == 0 && a.lse.data) strided_set<float>(a.lse, r, lse);
-        if (a.loss.data && (kind == kValid ? owns : rank == 0 && lane == 0))
+        const float lse = m + logf(sums[0]);
+        if (lead && a.lse.data) strided_set<float>(a.lse, r, lse);
+        if (a.loss.data && (kind == kValid ? owns : lead))
             strided_set<float>(a.loss, r,
-                               kind == kValid ? lse - hit * xt - (eps > 0.0f ? smooth * sx : 0.0f)
+                               kind == kValid ? target_loss(lse, xt, sums[1], hit, smooth)
                                               : (kind == kIgnored ? 0.0f : NAN));
         if (kind != kValid) {
             fill_row<T>(gr, sp, a.grad.vec, kind == kIgnored ? 0.0f : NAN);
             continue;
         }
-        const float target_grad = (exp_minus<T>(xt, lse) - smooth) * scale - hit * scale;
-        for (int64_t c = lane; c < sp.packs; c += B) {
+        for (int64_t c = sp.lane; c < sp.packs; c += B) {
             float v[P];
             unpack<T, P>(stash[c], v);
             grad_pack<T, P>(v, lse, smooth, scale);
             store_pack<T, P, CacheHint::last_use>(gr, c, sp.n, a.grad.vec, v);
         }
-        if (owns) gr[tl] = from_f32<T>(target_grad);
-    }
-    // No block may leave while another can still read its exchange slots.
-    if constexpr (K > 1) cg::this_cluster().sync();
-}
-
-// 16 bytes from global to shared memory without passing through registers (sm_80+).
-OPK_DEV void copy16_async(uint4* dst, const void* src) {
-    const unsigned d = unsigned(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
-}
-OPK_DEV void async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-OPK_DEV void async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
-
-// Pack c of a block's part of a row into its stash slot: asynchronously when whole and
-// aligned, else through registers (the row's last, partial pack; unaligned rows).
-template <typename T>
-OPK_DEV void stash_pack(uint4* slot, const T* xr, int64_t c, const Span& sp, bool vec) {
-    constexpr int P = Pack<T>::n;
-    if (vec && (c + 1) * P <= sp.n) {
-        copy16_async(slot, xr + c * P);
-    } else {
-        uint4 raw;
-        load_raw<T, P>(xr, c, sp.n, vec, raw, -INFINITY);
-        *slot = raw;
-    }
-}
-
-// The same forward with the row's loads issued asynchronously: every pack of a block's
-// part at once, and the next row's pack c as soon as the gradient pass has read slot c,
-// so the next row streams in while this one's gradient goes out.
-template <typename T, int B, int K>
-OPK_DEV void ce_forward_stash_async(const CrossEntropyArgs& a) {
-    constexpr int P = Pack<T>::n;
-    extern __shared__ uint4 stash[];
-    __shared__ float smem[kReduceSlots];
-    __shared__ float exchange[2][3];
-    const int rank = K > 1 ? int(cg::this_cluster().block_rank()) : 0;
-    const int lane = int(threadIdx.x);
-    const int64_t V = a.V, packs = (V + P - 1) / P, chunk = stash_chunk(packs, K);
-    const int64_t lo = min(packs, int64_t(rank) * chunk), hi = min(packs, lo + chunk);
-    const Span sp{V - lo * P > 0 ? V - lo * P : 0, hi - lo, lane, B};
-    const float eps = a.label_smoothing, smooth = eps / float(V), hit = 1.0f - eps;
-    float scale = 1.0f;
-    if (a.valid_rows) scale = *a.valid_rows ? 1.0f / float(*a.valid_rows) : 0.0f;
-    const int64_t first = blockIdx.x / K, step = gridDim.x / K;
-    if (first < a.rows) {
-        const T* xr = row_ptr<const T>(a.logits, first) + lo * P;
-        for (int64_t c = lane; c < sp.packs; c += B) stash_pack<T>(&stash[c], xr, c, sp, a.logits.vec);
-        async_commit();
-    }
-    int parity = 0;
-    for (int64_t r = first; r < a.rows; r += step) {
-        const int64_t t = load_index(a.target, r, a.target64);
-        const RowKind kind = row_kind(t, a.ignore_index, V);
-        T* gr = row_ptr<T>(a.grad, r) + lo * P;
-        const T* xr = row_ptr<const T>(a.logits, r) + lo * P;
-        const bool has_next = r + step < a.rows;
-        const T* xn = has_next ? row_ptr<const T>(a.logits, r + step) + lo * P : nullptr;
-        const int64_t tl = t - lo * P;
-        const bool owns = kind == kValid && tl >= 0 && tl / P < sp.packs && (tl / P) % B == lane;
-        const float xt = owns ? to_f32(xr[tl]) : 0.0f;
-        async_wait_all();  // this thread's slots hold row r
-        float lse = 0.0f;
-        if (kind == kValid || a.lse.data) {
-            float m = -INFINITY, sums[2] = {0.0f, 0.0f};
-            for (int64_t c = lane; c < sp.packs; c += B) {
-                float v[P];
-                unpack<T, P>(stash[c], v);
-                online_add<T, P>(m, sums[0], v);
-                if (eps > 0.0f)
-#pragma unroll
-                    for (int k = 0; k < P; ++k)
-                        if (c * P + k < sp.n) sums[1] += v[k];
-            }
-            const float bm = group_max<B>(m, smem);
-            sums[0] *= exp_shifted(m, bm);
-            group_sum<B, 2>(sums, smem);
-            float gm = bm, s = sums[0], sx = sums[1];
-            if constexpr (K > 1) {
-                cg::cluster_group cluster = cg::this_cluster();
-                if (lane == 0) {
-                    exchange[parity][0] = bm;
-                    exchange[parity][1] = sums[0];
-                    exchange[parity][2] = sums[1];
-                }
-                cluster.sync();
-                float pm[K], ps[K], px[K];
-#pragma unroll
-                for (int j = 0; j < K; ++j) {
-                    const float* e = cluster.map_shared_rank(&exchange[parity][0], j);
-                    pm[j] = e[0];
-                    ps[j] = e[1];
-                    px[j] = e[2];
-                }
-                gm = pm[0];
-#pragma unroll
-                for (int j = 1; j < K; ++j) gm = fmaxf(gm, pm[j]);
-                s = 0.0f;
-                sx = 0.0f;
-#pragma unroll
-                for (int j = 0; j < K; ++j) {
-                    s += ps[j] * exp_shifted(pm[j], gm);
-                    sx += px[j];
-                }
-                parity ^= 1;
-            }
-            lse = gm + logf(s);
-            if (rank == 0 && lane == 0 && a.lse.data) strided_set<float>(a.lse, r, lse);
-            if (a.loss.data && kind == kValid && owns)
-                strided_set<float>(a.loss, r, lse - hit * xt - (eps > 0.0f ? smooth * sx : 0.0f));
-        }
-        if (a.loss.data && kind != kValid && rank == 0 && lane == 0)
-            strided_set<float>(a.loss, r, kind == kIgnored ? 0.0f : NAN);
-        const float fill = kind == kIgnored ? 0.0f : NAN;
-        for (int64_t c = lane; c < sp.packs; c += B) {
-            float v[P];
-            if (kind == kValid) {
-                unpack<T, P>(stash[c], v);
-                grad_pack<T, P>(v, lse, smooth, scale);
-            } else {
-#pragma unroll
-                for (int k = 0; k < P; ++k) v[k] = fill;
-            }
-            if (xn) stash_pack<T>(&stash[c], xn, c, sp, a.logits.vec);
-            store_pack<T, P, CacheHint::last_use>(gr, c, sp.n, a.grad.vec, v);
-        }
-        async_commit();
-        if (owns) gr[tl] = from_f32<T>((exp_minus<T>(xt, lse) - smooth) * scale - hit * scale);
+        if (owns) gr[tp] = from_f32<T>((exp_minus<T>(xt, lse) - smooth) * scale - hit * scale);
     }
     if constexpr (K > 1) cg::this_cluster().sync();
 }
 
+// The library's body at other block sizes.
 template <typename T, int B, int K>
 __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(B, 1) ce_stash_async_kernel(const CrossEntropyArgs a) {
-    ce_forward_stash_async<T, B, K>(a);
+    ce_forward_stash<T, K, B>(a);
 }
-
 template <typename T, int B, int K, int U>
 __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(B, 1) ce_stash_kernel(const CrossEntropyArgs a) {
-    ce_forward_stash<T, B, K, U>(a);
+    ce_forward_stash_sync<T, B, K, U>(a);
 }
 
 static int sms;

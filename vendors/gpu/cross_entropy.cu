@@ -245,9 +245,10 @@ OPK_DEV void ce_backward(const CrossEntropyArgs& a) {
 // share a row, the grid is a whole number of clusters, and a cluster's blocks step over the
 // same rows. The row kind and lse.data are the same in every block of a cluster, so the
 // cluster barrier of cluster_row_stats is reached by all of them or by none.
-template <typename T, int K>
+// B: threads a block (kCeStashBlock; bench/experiments/ce_stash_cluster.cu tries others).
+template <typename T, int K, int B = kCeStashBlock>
 OPK_DEV void ce_forward_stash(const CrossEntropyArgs& a) {
-    constexpr int P = Pack<T>::n, B = kCeStashBlock;
+    constexpr int P = Pack<T>::n;
     extern __shared__ uint4 stash[];
     __shared__ float smem[kReduceSlots];
     // cluster_row_stats's slots, alternating between the rows that exchange: a block that
