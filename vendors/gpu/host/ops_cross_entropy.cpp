@@ -136,14 +136,14 @@ opkit_status run(const args::cross_entropy_forward& call) {
     if (rows > 0) {
         RowPlan p = plan_rows(d, rows, V, element_size(call.logits), opk::kRowConfigs, 0);
         const int64_t row_bytes = V * int64_t(element_size(call.logits));
-        RowPlan fixed;
-        const char* stash = call.dlogits ? stash_plan(d, rows, V, type, element_size(call.logits), a.logits.vec != 0,
-                                                      &fixed)
-                                         : nullptr;
-        if (stash)
-            OPKIT_GPU_TRY(launch(d, Module::cross_entropy, stash, fixed.grid, fixed.block, s, a, fixed.smem));
-        else if (const char* k = fixed_forward_plan(d, rows, row_bytes, p, type, call.dlogits != nullptr, &fixed))
-            OPKIT_GPU_TRY(launch(d, Module::cross_entropy, k, fixed.grid, fixed.block, s, a));
+        // A kernel of its own where one takes the rows (stash_plan, then fixed_forward_plan),
+        // else the row family's config.
+        RowPlan own{};
+        const char* k = call.dlogits ? stash_plan(d, rows, V, type, element_size(call.logits), a.logits.vec != 0, &own)
+                                     : nullptr;
+        if (!k) k = fixed_forward_plan(d, rows, row_bytes, p, type, call.dlogits != nullptr, &own);
+        if (k)
+            OPKIT_GPU_TRY(launch(d, Module::cross_entropy, k, own.grid, own.block, s, a, own.smem));
         else
             OPKIT_GPU_TRY(launch_rows(d, Module::cross_entropy, kFwd[type],
                                       call.dlogits ? reread_plan(d, rows, row_bytes, p) : single_pass_plan(d, rows, p),
