@@ -80,15 +80,7 @@ OPK_DEV void ce_forward_stash_sync(const CrossEntropyArgs& a) {
                 }
             }
         }
-        const float bm = group_max<B>(m, smem);
-        sums[0] *= exp_shifted(m, bm);
-        group_sum<B, 2>(sums, smem);
-        m = bm;
-        if constexpr (K > 1) {
-            cluster_row_stats<K>(m, sums[0], sums[1], exchange[parity]);
-            parity ^= 1;
-        }
-        const float lse = m + logf(sums[0]);
+        const float lse = stash_row_lse<B, K>(m, sums, smem, exchange, parity);
         if (lead && a.lse.data) strided_set<float>(a.lse, r, lse);
         if (a.loss.data && (kind == kValid ? owns : lead))
             strided_set<float>(a.loss, r,

@@ -68,6 +68,16 @@ OPK_DEV void add_pack_sum(float& sum, int64_t c, int64_t n, const float (&v)[P])
 #endif
 }
 
+// The group's (max, sum of exp(x - max), sum of x) from each thread's own: one reduction
+// for the max, one for both sums. m becomes the group's max, sums its sums.
+template <int G>
+OPK_DEV void group_row_stats(float& m, float (&sums)[2], float* smem) {
+    const float gm = group_max<G>(m, smem);
+    sums[0] *= exp_shifted(m, gm);
+    group_sum<G, 2>(sums, smem);
+    m = gm;
+}
+
 // Row statistics: max m, sum of exp(x - m) s and sum of x (for label smoothing). Cached
 // rows stay in `x`; streamed rows are folded with the online recurrence, their lines
 // kept in L2 when the gradient pass will read them again (reread).
@@ -103,11 +113,7 @@ OPK_DEV void row_stats(const T* xr, const Span& sp, bool vec, bool reread, bool 
         else
             stream_row<T>(xr, sp, vec, -INFINITY, fold);
     }
-    // One reduction for the max, one for both sums.
-    const float gm = group_max<G>(m, smem);
-    sums[0] *= exp_shifted(m, gm);
-    group_sum<G, 2>(sums, smem);
-    m = gm;
+    group_row_stats<G>(m, sums, smem);
     s = sums[0];
     sx = sums[1];
 }
@@ -241,6 +247,20 @@ OPK_DEV void ce_backward(const CrossEntropyArgs& a) {
 }
 
 #if OPK_CLUSTERS
+// A stashed row's lse from each thread's online (m, sums = {sum of exp, sum of x}) over its
+// slots: the block's statistics, then (K > 1) the cluster's; sums[1] becomes the row's sum
+// of x. exchange and parity: cluster_row_stats's two slot pairs and the one whose turn it
+// is, flipped by each exchange (only rows that exchange flip it: ce_forward_stash).
+template <int B, int K>
+OPK_DEV float stash_row_lse(float m, float (&sums)[2], float* smem, float (&exchange)[2][3], int& parity) {
+    group_row_stats<B>(m, sums, smem);
+    if constexpr (K > 1) {
+        cluster_row_stats<K>(m, sums[0], sums[1], exchange[parity]);
+        parity ^= 1;
+    }
+    return m + logf(sums[0]);
+}
+
 // The forward with dlogits, each row read once (stash_rows.cuh): the K blocks of a cluster
 // share a row, the grid is a whole number of clusters, and a cluster's blocks step over the
 // same rows. The row kind and lse.data are the same in every block of a cluster, so the
@@ -286,15 +306,7 @@ OPK_DEV void ce_forward_stash(const CrossEntropyArgs& a) {
                 online_add<T, P>(m, sums[0], v);
                 if (eps > 0.0f) add_pack_sum<P>(sums[1], c, sp.n, v);
             }
-            const float bm = group_max<B>(m, smem);
-            sums[0] *= exp_shifted(m, bm);
-            group_sum<B, 2>(sums, smem);
-            m = bm;
-            if constexpr (K > 1) {
-                cluster_row_stats<K>(m, sums[0], sums[1], exchange[parity]);
-                parity ^= 1;
-            }
-            lse = m + logf(sums[0]);
+            lse = stash_row_lse<B, K>(m, sums, smem, exchange, parity);
             if (lead && a.lse.data) strided_set<float>(a.lse, r, lse);
             if (owns && a.loss.data) strided_set<float>(a.loss, r, target_loss(lse, xt, sums[1], hit, smooth));
         }
