@@ -6,15 +6,23 @@
 # Carry at least <build>/bin, <build>/lib and <build>/tests/fake_vendor (the API tests and
 # the float64 check load the test vendors from it), and <build>/tests/hip_on_cuda for the
 # rocm part; a step whose files were not carried says SKIPPED and why.
+# OPKIT_GPU_CHECK_ONLY: an extended regular expression; only the steps whose names match
+# it run (the others say SKIPPED), so that two runs with disjoint sets and their own OUT
+# can share one machine at once (the cuda and the rocm steps take minutes each).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 out=${OUT:-gpu-results}
 mkdir -p "$out"
 status=0
+only=${OPKIT_GPU_CHECK_ONLY:-}
 step() {  # step NAME COMMAND...: runs, logs to $out/NAME.log, remembers a failure
   local name=$1
   shift
+  if [ -n "$only" ] && ! [[ $name =~ $only ]]; then
+    echo "== $name: SKIPPED (not in OPKIT_GPU_CHECK_ONLY)"
+    return 0
+  fi
   echo "== $name: $*"
   local rc=0
   "$@" >"$out/$name.log" 2>&1 || rc=$?

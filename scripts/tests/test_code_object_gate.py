@@ -163,11 +163,12 @@ def test_kernel_the_host_does_not_name(fx):
 def test_nvidia_only_names_are_not_expected_on_amd(fx):
     """The host names the stash kernels (clusters: NVIDIA sm_90+ only); the AMD objects
     lack them, and the nvcc images' name list has them: neither is a difference."""
+    stash = "opk_ce_fwd_stash_bf16_k4\nopk_rms_bwd_stash_f16_s1\nopk_ln_bwd_stash_bf16_s2_exact\n"
     with open(fx.names, "a") as f:
-        f.write("opk_ce_fwd_stash_bf16_k4\n")
+        f.write(stash)
     expect = os.path.join(fx.tmp, "nvcc-names.txt")
     with open(expect, "w") as f:
-        f.write("opk_row_f32_c0\nopk_row_f16_c1\nopk_big_f32\nopk_ce_fwd_stash_bf16_k4\n")
+        f.write("opk_row_f32_c0\nopk_row_f16_c1\nopk_big_f32\n" + stash)
     r = fx.run("--expect-names", expect)
     assert r.returncode == 0, r.stdout + r.stderr
 
@@ -176,8 +177,8 @@ def test_nvidia_only_names_are_not_expected_on_amd(fx):
 def test_other_names_still_count(fx):
     """Only the NVIDIA-only pattern is left out: a similar portable name is still expected."""
     with open(fx.names, "a") as f:
-        f.write("opk_ce_fwd_grad_bf16\n")
-    fails_with(fx.run(), "kernels the host launches are missing: ['opk_ce_fwd_grad_bf16']")
+        f.write("opk_ce_fwd_grad_bf16\nopk_ln_bwd_long_bf16\n")
+    fails_with(fx.run(), "kernels the host launches are missing: ['opk_ce_fwd_grad_bf16', 'opk_ln_bwd_long_bf16']")
 
 
 @with_fixture

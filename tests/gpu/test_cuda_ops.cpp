@@ -212,6 +212,88 @@ TEST_CASE("ops: layer_norm forward and backward match the CPU", "[gpu][ops]") {
             }
 }
 
+TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)", "[gpu][ops]") {
+    if (!cuda_or_skip()) return;
+    // On a device with thread-block clusters (sm_90+), both backwards of whole aligned rows
+    // of 257 to 2048 packs (fp32: to 1024) run opk_{rms,ln}_bwd_stash_<dtype>_s<i>[_exact]
+    // (kNormStashConfigs): 256 threads of two packs (s0), 512 of two (s1), 512 of four (s2),
+    // _exact where the row is exactly that. Per dtype the widths below are, in that order,
+    // s0 exact, s0 with the fewest packs it takes (257), s1 exact, s1 guarded, s2 exact, s2
+    // guarded (fp32: the last two take the register-sum and streamed kernels). 1000 rows:
+    // every block takes several (the grid is the blocks that fit at once), so each ring of
+    // two slots wraps around; 3 rows: fewer rows than blocks.
+    // Variants: rms_norm with a weight, without one, with a Gemma offset and no dweight,
+    // with a misaligned weight; layer_norm with weight and bias, without a weight, with a
+    // weight and no dbias, with a misaligned weight.
+    uint64_t seed = 1200;
+    const int64_t widths16[] = {4096, 2056, 8192, 5120, 16384, 12288};
+    const int64_t widths32[] = {2048, 1028, 4096, 3072, 8192, 6144};
+    for (opkit_dtype d : kFloats)
+        for (int i = 0; i < 6; ++i)
+            for (int64_t rows : {int64_t(1000), int64_t(3)})
+                for (int variant = 0; variant < 4; ++variant) {
+                    const int64_t n = d.bits == 32 ? widths32[i] : widths16[i];
+                    const std::vector<int64_t> shape = {rows, n};
+                    const bool misaligned_weight = variant == 3;
+                    TP x = make(d, shape), dy = make(d, shape), dx = make(d, shape);
+                    TP w = variant == 1 ? nullptr : make(d, {n}, Layout{{}, 0, misaligned_weight ? 1 : 0});
+                    TP y = make(d, shape), rstd = make(f32(), {rows}), mean = make(f32(), {rows});
+                    x->random(-2, 3, seed++);  // a mean away from zero
+                    dy->random(-1, 1, seed++);
+                    if (w) w->random(-1.5f, 1.5f, seed++);
+                    for (Tensor* t : {x.get(), dy.get()}) t->upload();
+                    if (w) w->upload();
+                    {
+                        const std::string what = "rms_norm stash " + std::string(dtype_name(d)) + " " +
+                                                 shape_str(shape) + " variant " + std::to_string(variant);
+                        INFO(what);
+                        const float offset = variant == 2 ? 1.0f : 0.0f;
+                        // rstd from the CPU's forward, on both sides.
+                        REQUIRE_OK(opkit_rms_norm_forward(x->cpu(), on(false, w), 1e-5f, offset, y->cpu(),
+                                                          rstd->cpu(), nullptr));
+                        rstd->upload();
+                        TP dw = w && variant != 2 ? make(d, {n}) : nullptr;
+                        dx->poison();
+                        dx->upload();
+                        if (dw) {
+                            dw->poison();
+                            dw->upload();
+                        }
+                        both([&](bool g) {
+                            return opkit_rms_norm_backward(on(g, dy), on(g, x), on(g, w), on(g, rstd), offset,
+                                                           on(g, dx), on(g, dw), nullptr);
+                        });
+                        CHECK(same(*dx, "rms_norm_backward", "dx", what + " dx", 1.0));
+                        if (dw) CHECK(same(*dw, "rms_norm_backward", "dweight", what + " dweight"));
+                    }
+                    {
+                        const std::string what = "layer_norm stash " + std::string(dtype_name(d)) + " " +
+                                                 shape_str(shape) + " variant " + std::to_string(variant);
+                        INFO(what);
+                        REQUIRE_OK(opkit_layer_norm_forward(x->cpu(), on(false, w), nullptr, 1e-5f, y->cpu(),
+                                                            mean->cpu(), rstd->cpu(), nullptr));
+                        mean->upload();
+                        rstd->upload();
+                        TP dw = w ? make(d, {n}) : nullptr;
+                        TP db = variant != 2 ? make(d, {n}) : nullptr;
+                        dx->poison();
+                        dx->upload();
+                        for (TP* t : {&dw, &db})
+                            if (*t) {
+                                (*t)->poison();
+                                (*t)->upload();
+                            }
+                        both([&](bool g) {
+                            return opkit_layer_norm_backward(on(g, dy), on(g, x), on(g, w), on(g, mean), on(g, rstd),
+                                                             on(g, dx), on(g, dw), on(g, db), nullptr);
+                        });
+                        CHECK(same(*dx, "layer_norm_backward", "dx", what + " dx", 1.0));
+                        if (dw) CHECK(same(*dw, "layer_norm_backward", "dweight", what + " dweight"));
+                        if (db) CHECK(same(*db, "layer_norm_backward", "dbias", what + " dbias"));
+                    }
+                }
+}
+
 TEST_CASE("ops: softmax forward and backward match the CPU", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     uint64_t seed = 200;

@@ -131,7 +131,7 @@ typedef __nv_bfloat16 opk_bf16;
 
 // 1 where thread-block clusters and cp.async exist: nvcc's sm_90+ machine code, and its
 // host pass (which declares the kernels). The kernels that need them (cross-entropy's
-// stash forwards, stash_rows.cuh) are not built for HIP or older NVIDIA targets, and the
+// stash forwards and the norm backwards' stash kernels, stash_rows.cuh) are not built for HIP or older NVIDIA targets, and the
 // host launches them only on devices that report cluster launch (DeviceAttributes).
 #if !defined(OPK_HIP) && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900)
 #define OPK_CLUSTERS 1

@@ -129,6 +129,38 @@ constexpr int kCeStashBlock = 256;
 constexpr int kCeStashMaxCluster = 8;  // the portable cluster size
 constexpr int64_t kCeStashPartBytes = int64_t(64) << 10;
 constexpr int64_t kCeStashMinPacks = 4000;  // bf16 V 32000: the shortest rows measured
+// The norm backwards (rms_norm, layer_norm) with the rows stashed in shared memory
+// (norms.cu, norm_backward_stash; NVIDIA sm_90+): blocks of `threads` threads, `chunks`
+// 16-byte packs of a row a thread, a ring of kNormStashSlots rows (x and dy) a block, for
+// rows of more than kNormStashMinPacks and at most 2048 packs, whole and 16-byte aligned:
+// opk_{rms,ln}_bwd_stash_<dtype>_s<i> (config i; _exact where the row is exactly
+// threads x chunks packs, no bounds tests); fp32 rows of at most kNormStashMaxPacks32. Their registers hold no row, only the weight
+// and dweight/dbias sums, so the bytes in flight are the ring's: the register-cached
+// kernels kept 0.44-0.87 of the copy bandwidth. Measured on the H200 in
+// bench/experiments/norm_backward_stash.cu (bench/results/2026-11-29-s12/r1, 2^27
+// elements, ms with the column sums, against the old experiment's plan): bf16 layer_norm
+// 32768x4096 0.357 -> 0.220, 16384x8192 0.370 -> 0.231, 8192x16384 0.513 -> 0.263;
+// rms_norm 0.284 -> 0.207, 0.298 -> 0.206, 0.366 -> 0.239; f32 layer_norm 32768x4096 0.632
+// -> 0.384, 16384x8192 0.642 -> 0.417; rms_norm 0.453 -> 0.390, 0.507 -> 0.409. Two and
+// three slots measured within 1-2 % of four or six; 1024 threads of two packs spilled at
+// 64 registers; the guarded (not exact) bodies 4-10 % slower in bf16. In the library
+// (r2, gpu_compare A/B against ee5c790, three slots): bf16 layer_norm 0.83 / 0.83 / 0.72
+// of the old times at 32768x4096 / 8192x8192 / 4096x16384, f16 0.89 / 0.86 / 0.77;
+// rms_norm 1.03 / 0.86 / 0.97 bf16, 0.97 / 0.90 / 0.99 f16; fp32 rows of 8192 1.03 (layer)
+// and 0.98 (rms) against the register-sum kernels (kRowConfigsNormBwdRegs32), which keep
+// them: fp32 takes the stash up to kNormStashMaxPacks32. Two slots, not three: rms_norm
+// bf16 rows of 4096 0.227 -> 0.207 ms and fp32 0.410 -> 0.390 in the experiment, the
+// others within 1.3 % either way.
+struct NormStashConfig {
+    int threads, chunks;
+};
+constexpr NormStashConfig kNormStashConfigs[3] = {{256, 2}, {512, 2}, {512, 4}};
+constexpr int kNormStashSlots = 2;
+constexpr int64_t kNormStashMinPacks = 256;
+constexpr int64_t kNormStashMaxPacks32 = 1024;
+// Resident threads the stash kernels are built for: two 256-thread blocks an SM, or one
+// of 512 (at most 128 registers a thread).
+constexpr int kNormStashResident = 512;
 // Backward kernels keep two rows (dy and y; dy and x): half the packs per thread.
 constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2, 2}, {0, 1, 2, 2}, {0, 1, 0, 0}};
 // softmax's backward of rows exact for config 1 here (four packs a thread in fp32, two in
@@ -215,6 +247,7 @@ struct NormArgs {
     int32_t want_dweight, want_dbias;
     int32_t shared_sums;  // 1: cached rows sum dweight/dbias in dynamic shared memory
     int32_t exact;        // 1: the rows are exact for the launched config (kExactPath)
+    int32_t stash_slots;  // backward stash kernels: rows (x and dy) the block's shared memory holds
 };
 
 // softmax forward (a = x -> out = y) and backward (a = dy, b = y -> out = dx).
@@ -341,6 +374,20 @@ struct EmbeddingArgs {
 // The stash kernels of one dtype (kCeStashBlock): [i] has clusters of 2^i blocks.
 #define OPK_STASH_NAMES(stem) \
     { stem "_k1", stem "_k2", stem "_k4", stem "_k8" }
+// The norm stash kernels of one family (kNormStashConfigs): [dtype][config][exact].
+#define OPK_NORM_STASH_TYPE(stem, dt)                                                              \
+    {                                                                                              \
+        {stem "_" dt "_s0", stem "_" dt "_s0_exact"}, {stem "_" dt "_s1", stem "_" dt "_s1_exact"}, \
+            {stem "_" dt "_s2", stem "_" dt "_s2_exact"},                                          \
+    }
+// fp32 has no s2 kernel (kNormStashMaxPacks32).
+#define OPK_NORM_STASH_NAMES(stem)                                                                  \
+    {                                                                                               \
+        {{stem "_f32_s0", stem "_f32_s0_exact"}, {stem "_f32_s1", stem "_f32_s1_exact"}, {nullptr, nullptr}}, \
+            OPK_NORM_STASH_TYPE(stem, "f16"), OPK_NORM_STASH_TYPE(stem, "bf16")                     \
+    }
+static_assert(opk::kNormStashMaxPacks32 == int64_t(opk::kNormStashConfigs[1].threads) * opk::kNormStashConfigs[1].chunks,
+              "fp32 has the stash kernels of configs 0 and 1 only");
 // Fixed-group kernels (kFixedGroups): [dtype][group], NULL where none is built (fp32 g128).
 #define OPK_FIXED_NAMES(stem)                                            \
     {                                                                    \

@@ -4,6 +4,7 @@
 // group visits into a private fp32 partial row ([groups][n]); opk_column_sum adds the
 // partial rows afterwards, so no atomics and the result does not depend on timing.
 #include "rows.cuh"
+#include "stash_rows.cuh"
 
 #include <type_traits>
 
@@ -590,6 +591,123 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
         ln_backward_rows<T, G, C, false>(a, smem);
 }
 
+#if OPK_CLUSTERS
+// Both backwards with the rows stashed in shared memory (stash_rows.cuh): a block of B
+// threads takes rows blockIdx.x, + gridDim.x, ... and keeps a.stash_slots of them, x and
+// dy, in a ring of slots filled by cp.async, so the next rows' loads are in flight while
+// this one is reduced and written, and no register holds a row: a thread's registers hold
+// its C packs of the weight and of the dweight/dbias sums alone. Each thread copies and
+// reads only its own packs (c = lane + i * B), so the ring needs no barrier; a slot takes
+// row j + slots - 1 as soon as its thread has read row j - 1 from it. The rows' mean and
+// rstd are read one row ahead (their load was a stall of its own at each row's start).
+// Rows must be whole 16-byte packs on 16-byte boundaries (the host checks); Exact: exactly
+// C packs a thread (no bounds tests).
+template <typename T, int B, int C, bool Ln, bool Exact>
+OPK_DEV void norm_backward_stash(const NormArgs& a) {
+    constexpr int P = Pack<T>::n;
+    __shared__ float smem[kReduceSlots];
+    const RowGroup<B> g;
+    const Span sp = g.span(a.n, P);
+    const int slots = a.stash_slots;
+    uint4* const ring = reinterpret_cast<uint4*>(norm_columns);  // [slots][x, dy][packs]
+    const int64_t slot_packs = 2 * sp.packs;
+    RowCache<T, C> weight;  // the thread's weight packs, raw
+    WeightRegs<T, C> w0(static_cast<const T*>(a.weight), sp, a.weight_vec, 0.0f);
+    weight = w0.packs;
+    const float offset = !Ln && a.weight ? a.weight_offset : 0.0f;  // no weight: 1, as column_pack
+    const int64_t groups = gridDim.x;
+    ColumnRegs<P, C> dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr, nullptr, sp);
+    ColumnRegs<P, C> db(Ln && a.want_dbias ? a.partial + (groups + g.group) * sp.n : nullptr, nullptr, sp);
+    const int mine = g.first_row < a.rows ? int((a.rows - g.first_row + g.row_step - 1) / g.row_step) : 0;
+    auto mine_packs = [&](auto&& f) {
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            const int64_t c = int64_t(i) * B + g.lane;
+            if (Exact || c < sp.packs) f(i, c);
+        }
+    };
+    // Row j of this block's rows into `slot`; an empty group past the last keeps the count.
+    auto request = [&](int j, int slot) {
+        if (j < mine) {
+            const int64_t r = g.first_row + int64_t(j) * g.row_step;
+            uint4* s = ring + slot * slot_packs;
+            const T* xr = row_ptr<const T>(a.x, r);
+            const T* dyr = row_ptr<const T>(a.dy, r);
+            mine_packs([&](int, int64_t c) {
+                copy16_async(&s[c], xr + c * P);
+                copy16_async(&s[sp.packs + c], dyr + c * P);
+            });
+        }
+        async_commit();
+    };
+    for (int j = 0; j + 1 < slots; ++j) request(j, j);
+    float mu_next = 0.0f, inv_next = 0.0f;
+    if (mine > 0) {
+        if (Ln) mu_next = strided_get<float>(a.mean, g.first_row);
+        inv_next = strided_get<float>(a.rstd, g.first_row);
+    }
+    const float inv_n = 1.0f / float(sp.n);
+    int read_slot = 0, fill_slot = slots - 1;
+    for (int j = 0; j < mine; ++j) {
+        const int64_t r = g.first_row + int64_t(j) * g.row_step;
+        const float mu = mu_next, inv = inv_next;
+        if (j + 1 < mine) {
+            if (Ln) mu_next = strided_get<float>(a.mean, r + g.row_step);
+            inv_next = strided_get<float>(a.rstd, r + g.row_step);
+        }
+        request(j + slots - 1, fill_slot);  // the slot row j - 1 left
+        async_wait_pending(slots - 1);      // row j has landed
+        const uint4* slot = ring + read_slot * slot_packs;
+        fill_slot = read_slot;
+        read_slot = read_slot + 1 == slots ? 0 : read_slot + 1;
+#pragma unroll
+        for (int i = 0; i < C; ++i) per_iteration_words(weight.raw[i]);
+        auto row_pack = [&](int i, int64_t c, float (&x)[P], float (&dy)[P], float (&wv)[P]) {
+            unpack<T, P>(slot[c], x);
+            unpack<T, P>(slot[sp.packs + c], dy);
+            unpack<T, P>(weight.raw[i], wv);
+            add_offset(offset, wv);
+        };
+        // layer_norm: sum(g), sum(g * xhat); rms_norm: sum(g * x). g = dy * weight.
+        float sums[2] = {0.0f, 0.0f};
+        mine_packs([&](int i, int64_t c) {
+            float x[P], dy[P], wv[P];
+            row_pack(i, c, x, dy, wv);
+#pragma unroll
+            for (int k = 0; k < P; ++k) {
+                const float gk = dy[k] * wv[k];
+                if constexpr (Ln) {
+                    const float xh = (x[k] - mu) * inv;
+                    sums[0] += gk;
+                    sums[1] += gk * xh;
+                    dw.add(i, c, k, dy[k] * xh);
+                    db.add(i, c, k, dy[k]);
+                } else {
+                    sums[0] += gk * x[k];
+                    dw.add(i, c, k, dy[k] * x[k] * inv);
+                }
+            }
+        });
+        group_sum<B, 2>(sums, smem);
+        // layer_norm as ln_backward_rows' exact body; rms_norm as rms_backward_rows.
+        const float cg = -sums[0] * inv_n * inv;
+        const float cx = Ln ? inv * inv * sums[1] * inv_n : inv * inv * inv * sums[0] * inv_n;
+        T* dxr = row_ptr<T>(a.dx, r);
+        mine_packs([&](int i, int64_t c) {
+            float x[P], dy[P], wv[P], out[P];
+            row_pack(i, c, x, dy, wv);
+#pragma unroll
+            for (int k = 0; k < P; ++k)
+                out[k] = Ln ? fmaf(-(x[k] - mu), cx, fmaf(dy[k] * wv[k], inv, cg)) : inv * dy[k] * wv[k] - cx * x[k];
+            store_pack<T, P, CacheHint::normal, true>(dxr, c, sp.n, true, out);
+        });
+    }
+    async_wait_pending<0>();  // no copy may land after the block has gone
+    dw.flush(sp);
+    db.flush(sp);
+}
+#endif  // OPK_CLUSTERS
+
 }  // namespace
 }  // namespace opk
 
@@ -638,6 +756,31 @@ OPK_ROW_KERNEL(opk_rms_bwd_regs_f32, NormArgs, rms_backward_regs, float, kRowCon
 // packs (kRowConfigsNormBwd16Long, kRmsBwd16ExactMinPacks).
 OPK_ROW_KERNEL_C1_2BYTE(opk_ln_bwd_long, NormArgs, ln_backward_long, kRowConfigsNormBwd16Long, OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNEL_C1_2BYTE(opk_rms_bwd_long, NormArgs, rms_backward, kRowConfigsNormBwd16Long, OPK_ROW_RESIDENT_THREADS_WIDE)
+
+#if OPK_CLUSTERS
+// The stash backwards (kNormStashConfigs): clusters of one block, so that the host asks
+// the driver how many fit at once (cuOccupancyMaxActiveClusters) as for cross-entropy's.
+#define OPK_NORM_STASH_KERNEL(name, T, i, Ln, Exact)                                             \
+    extern "C" __global__ void __cluster_dims__(1, 1, 1)                                         \
+        OPK_BOUNDS_RESIDENT(opk::kNormStashConfigs[i].threads, opk::kNormStashResident) name(const NormArgs a) { \
+        norm_backward_stash<T, opk::kNormStashConfigs[i].threads, opk::kNormStashConfigs[i].chunks, Ln, Exact>(a); \
+    }
+#define OPK_NORM_STASH_CONFIG(stem, dt, T, i, Ln)     \
+    OPK_NORM_STASH_KERNEL(stem##_##dt##_s##i, T, i, Ln, false) \
+    OPK_NORM_STASH_KERNEL(stem##_##dt##_s##i##_exact, T, i, Ln, true)
+#define OPK_NORM_STASH_TYPE_KERNELS(stem, dt, T, Ln) \
+    OPK_NORM_STASH_CONFIG(stem, dt, T, 0, Ln)       \
+    OPK_NORM_STASH_CONFIG(stem, dt, T, 1, Ln)       \
+    OPK_NORM_STASH_CONFIG(stem, dt, T, 2, Ln)
+#define OPK_NORM_STASH_KERNELS(stem, Ln)                        \
+    OPK_NORM_STASH_CONFIG(stem, f32, float, 0, Ln)             \
+    OPK_NORM_STASH_CONFIG(stem, f32, float, 1, Ln)             \
+    OPK_NORM_STASH_TYPE_KERNELS(stem, f16, opk_f16, Ln)        \
+    OPK_NORM_STASH_TYPE_KERNELS(stem, bf16, opk_bf16, Ln)
+OPK_NORM_STASH_KERNELS(opk_rms_bwd_stash, false)
+OPK_NORM_STASH_KERNELS(opk_ln_bwd_stash, true)
+static_assert(sizeof(opk::kNormStashConfigs) / sizeof(opk::kNormStashConfigs[0]) == 3, "a kernel for every config");
+#endif
 
 // dweight / dbias: out[j] = sum over groups of partial[g][j], converted to the weight's
 // type. A warp reads 32 adjacent columns of one group row (coalesced); the block's

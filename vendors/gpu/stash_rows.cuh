@@ -26,6 +26,32 @@ OPK_DEV void copy16_async(uint4* dst, const void* src) {
 }
 OPK_DEV void async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 OPK_DEV void async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+// Waits until at most N of this thread's newest committed groups are still in flight.
+template <int N>
+OPK_DEV void async_wait_pending() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+// The same for a run-time count (a uniform branch: wait_group takes a constant); counts
+// past kMaxPending wait for kMaxPending.
+constexpr int kMaxPending = 7;
+OPK_DEV void async_wait_pending(int n) {
+    switch (n) {
+        case 0: return async_wait_pending<0>();
+        case 1: return async_wait_pending<1>();
+        case 2: return async_wait_pending<2>();
+        case 3: return async_wait_pending<3>();
+        case 4: return async_wait_pending<4>();
+        case 5: return async_wait_pending<5>();
+        case 6: return async_wait_pending<6>();
+        default: return async_wait_pending<kMaxPending>();
+    }
+}
+
+// p, as the loop iteration that calls this sees it (NVIDIA's counterpart of per_iteration):
+// an empty asm that claims to change the words keeps nvcc from hoisting what the loop
+// computes from them (a weight pack's fp32 values) out of the loop, where they would hold
+// twice the registers for the whole loop.
+OPK_DEV void per_iteration_words(uint4& p) { asm volatile("" : "+r"(p.x), "+r"(p.y), "+r"(p.z), "+r"(p.w)); }
 
 // Packs of a row in each block's part: the last block's part may be shorter or empty.
 OPK_DEV int64_t stash_chunk(int64_t packs, int K) { return (packs + K - 1) / K; }

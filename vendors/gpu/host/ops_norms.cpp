@@ -43,6 +43,53 @@ const char* const kLnFwdWide[3] = {"opk_ln_fwd_f32_c0", "opk_ln_fwd_wide_f32", "
 const char* const kRmsFwdFixed[3][3] = OPK_FIXED_NAMES("opk_rms_fwd_fixed");
 const char* const kLnFwdFixed[3][3] = OPK_FIXED_NAMES("opk_ln_fwd_fixed");
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
+// The backwards with the rows stashed in shared memory: [dtype][config][exact].
+const char* const kRmsBwdStash[3][3][2] = OPK_NORM_STASH_NAMES("opk_rms_bwd_stash");
+const char* const kLnBwdStash[3][3][2] = OPK_NORM_STASH_NAMES("opk_ln_bwd_stash");
+
+// A backward through a stash kernel (kNormStashConfigs, kernel_params.h): on a device that
+// launches clusters (the kernels are sm_90+ code, clusters of one block), for rows of
+// more than kNormStashMinPacks and at most the largest config's packs (fp32:
+// kNormStashMaxPacks32), whole packs with
+// every row view 16-byte aligned, where kNormStashSlots rows (at least two) of x and dy
+// fit a block's shared memory; the first config whose threads x chunks holds the row, its
+// exact kernel where the row is exactly that. The grid is the blocks that fit at once, at
+// most one a row (each block steps over rows, its ring streaming the next ones in).
+// Returns the kernel's name with *p (groups = blocks: one partial row each) and the ring's
+// rows in *slots, or NULL.
+const char* stash_backward_plan(Device& d, bool layer, int type, int64_t rows, int64_t n, size_t es,
+                                std::initializer_list<const opk::RowsView*> views, RowPlan* p, int* slots) {
+    const int64_t pack = int64_t(16 / es);
+    if (!d.clusters || n % pack != 0) return nullptr;
+    const int64_t packs = n / pack;
+    if (packs <= opk::kNormStashMinPacks || (es == 4 && packs > opk::kNormStashMaxPacks32)) return nullptr;
+    for (const opk::RowsView* v : views)
+        if (!v->vec) return nullptr;
+    int config = 0;
+    while (config < 3 && int64_t(opk::kNormStashConfigs[config].threads) * opk::kNormStashConfigs[config].chunks < packs)
+        ++config;
+    if (config == 3) return nullptr;
+    const opk::NormStashConfig& c = opk::kNormStashConfigs[config];
+    const int64_t slot = 2 * n * int64_t(es);
+    const int64_t fit = (int64_t(d.shared_per_block) - int64_t(kStaticSharedReserve)) / slot;
+    const int ring = int(std::min<int64_t>(opk::kNormStashSlots, fit));
+    if (ring < 2) return nullptr;
+    const bool exact = packs == int64_t(c.threads) * c.chunks;
+    const char* name = (layer ? kLnBwdStash : kRmsBwdStash)[type][config][exact ? 1 : 0];
+    if (!name) return nullptr;
+    const size_t smem = size_t(ring) * size_t(slot);
+    const int64_t blocks = active_clusters(d, Module::norms, name, unsigned(c.threads), smem, 1);
+    if (blocks < 1) return nullptr;
+    RowPlan f{};
+    f.config = 1;
+    f.block = unsigned(c.threads);
+    f.grid = size_t(std::min(rows, blocks));
+    f.groups = int64_t(f.grid);
+    f.smem = smem;
+    *p = f;
+    *slots = ring;
+    return name;
+}
 
 opkit_status check_all(const char* op, std::initializer_list<std::pair<const char*, const opkit_tensor*>> ts) {
     for (const auto& [name, t] : ts) OPKIT_GPU_TRY(check_element_aligned(op, name, t));
@@ -142,13 +189,18 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     // shared memory (norms.cu, kNormBwdSharedWeight), ahead of any sums there.
     const size_t weight_shared =
         weight && opk::chunks_for(cfgs[1], int(es)) >= opk::kNormBwdSharedWeightPacks ? padded * es : 0;
-    RowPlan p = plan_rows(d, rows, n, es, cfgs, arrays, shared_per_group, weight_shared);
-    // Cached rows of rms_norm, 2-byte ones of layer_norm and exact_regs32's sum in
-    // registers (norms.cu).
-    const bool register_sums = p.config != 2 && (!layer || es == 2 || exact_regs32);
-    if (register_sums || p.smem + kStaticSharedReserve > size_t(d.shared_per_block))
-        p = plan_rows(d, rows, n, es, cfgs, arrays, 0, weight_shared);
-    const size_t sums_shared = p.smem - (p.config == 1 ? weight_shared : 0);
+    RowPlan p{};
+    int stash_slots = 0;
+    const char* stash = stash_backward_plan(d, layer, type, rows, n, es, {&a.x, &a.dy, &a.dx}, &p, &stash_slots);
+    if (!stash) {
+        p = plan_rows(d, rows, n, es, cfgs, arrays, shared_per_group, weight_shared);
+        // Cached rows of rms_norm, 2-byte ones of layer_norm and exact_regs32's sum in
+        // registers (norms.cu).
+        const bool register_sums = p.config != 2 && (!layer || es == 2 || exact_regs32);
+        if (register_sums || p.smem + kStaticSharedReserve > size_t(d.shared_per_block))
+            p = plan_rows(d, rows, n, es, cfgs, arrays, 0, weight_shared);
+    }
+    const size_t sums_shared = stash ? 0 : p.smem - (p.config == 1 ? weight_shared : 0);
     Scratch scratch(d, s);
     float* partial = nullptr;
     if (arrays) {
@@ -169,13 +221,17 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     a.want_dweight = dweight != nullptr;
     a.want_dbias = dbias != nullptr;
     a.shared_sums = sums_shared > 0;
+    a.stash_slots = stash_slots;
     // The exact-row body: fp32, and rms_norm's 2-byte four-pack kernel (norms.cu says why),
     // whose exact rows rms_exact16 found already (the plan's config and block are the same).
     a.exact = rms_exact16 || (es == 4 && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx}));
     // layer_norm's 2-byte exact rows of two packs a thread: a kernel of their own (norms.cu,
     // ln_backward_exact), whose body is the exact one whatever a.exact says.
     const bool ln_exact16 = layer && es == 2 && !long16 && exact_rows(p, n, es, cfgs, {&a.x, &a.dy, &a.dx});
-    OPKIT_GPU_TRY(launch_rows(d, Module::norms, ln_exact16 ? ln_exact16_kernels(type, p.block) : names, p, s, a));
+    if (stash)
+        OPKIT_GPU_TRY(launch(d, Module::norms, stash, p.grid, p.block, s, a, p.smem));
+    else
+        OPKIT_GPU_TRY(launch_rows(d, Module::norms, ln_exact16 ? ln_exact16_kernels(type, p.block) : names, p, s, a));
     const size_t col_grid = ceil_div(size_t(n), opk::kColumnSumColumns);
     if (dweight) {
         const opk::ColumnSumArgs c{partial, p.groups, n, base_of(dweight)};

@@ -1,0 +1,97 @@
+// The rms_norm / layer_norm backwards with the rows stashed in shared memory
+// (norm_backward_stash in vendors/gpu/norms.cu) under launch shapes the library could take:
+// threads a block (B), packs a thread (C), blocks an SM the launch bounds ask for (M), and
+// the rows a block's ring holds (S; the occupancy query then says how many blocks fit an
+// SM). Question (2026-11-29, H200): the register-cached backwards stayed at 0.44-0.87 of
+// the copy bandwidth, bounded by the rows registers keep in flight (x, dy and the fp32
+// dweight/dbias sums share them); with the rows in shared memory, loaded by cp.async, do
+// the bytes in flight stop bounding them? Each line times the row kernel plus the column
+// sums, as the library launches them, and is checked against the library's cached or
+// streamed kernels ("today": dx on the first and last four rows, dweight and dbias whole).
+// Not part of the build:
+//
+//   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o norm_backward_stash \
+//        bench/experiments/norm_backward_stash.cu 2> ptxas.txt
+//   ./norm_backward_stash        # on the GPU machine
+#include "../../vendors/gpu/norms.cu"
+#include "norm_backward_harness.cuh"
+
+template <int Op, typename T, int B, int C, int M, bool Ex>
+__global__ void __launch_bounds__(B, M) stash_variant(const NormArgs a) {
+    opk::norm_backward_stash<T, B, C, Op == kLn, Ex>(a);
+}
+
+// One line per ring size S that fits: x and dy of a row take 2 * n * sizeof(T) bytes.
+template <int Op, typename T, int B, int C, int M, bool Ex = true>
+static void run_stash(Shape& s, std::initializer_list<int> ring_sizes) {
+    auto k = stash_variant<Op, T, B, C, M, Ex>;
+    cudaFuncAttributes attr{};
+    cudaFuncGetAttributes(&attr, k);
+    for (int S : ring_sizes) {
+        const size_t smem = size_t(S) * 2 * size_t(s.n) * s.esize;
+        if (smem > size_t(attr.maxDynamicSharedSizeBytes) &&
+            cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess) {
+            cudaGetLastError();
+            continue;  // more than a block may have
+        }
+        int per_sm = 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, smem);
+        if (per_sm == 0) continue;
+        char tag[96];
+        std::snprintf(tag, sizeof tag, "stash B%d C%d M%d S%d%s %dreg%s %dblk/SM", B, C, M, S, Ex ? "" : " guarded",
+                      attr.numRegs, attr.localSizeBytes ? " SPILL" : "", per_sm);
+        const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
+        const float ms = time_call(s, k, grid, B, smem, false, S);
+        print_line<T>(s, tag, ms, true);
+    }
+}
+
+template <int Op, typename T>
+static void sweep(Shape& s) {
+    constexpr int P = 16 / sizeof(T);
+    const int64_t packs = s.n / P;
+    if (packs == 512) {  // bf16 4096
+        run_stash<Op, T, 256, 2, 2>(s, {2, 3, 4, 6});
+        run_stash<Op, T, 128, 4, 4>(s, {2, 3, 4});
+        run_stash<Op, T, 512, 1, 2>(s, {2, 3, 4, 6});
+        run_stash<Op, T, 256, 2, 2, false>(s, {3, 4});
+    } else if (packs == 1024) {  // bf16 8192, f32 4096
+        run_stash<Op, T, 512, 2, 1>(s, {2, 3, 4, 6});
+        run_stash<Op, T, 256, 4, 2>(s, {2, 3});
+        run_stash<Op, T, 512, 2, 2>(s, {2, 3});
+        run_stash<Op, T, 512, 2, 1, false>(s, {4, 6});
+    } else if (packs == 2048) {  // bf16 16384, f32 8192
+        run_stash<Op, T, 512, 4, 1>(s, {2, 3});
+        run_stash<Op, T, 1024, 2, 1>(s, {2, 3});
+        run_stash<Op, T, 256, 8, 1>(s, {2, 3});
+        run_stash<Op, T, 512, 4, 1, false>(s, {3});
+    }
+}
+
+template <typename T>
+static void all_shapes(const Buffers& b, int64_t elems) {
+    fill_inputs<T>(b, elems);
+    for (int op : {kRms, kLn})
+        for (int64_t n : {int64_t(4096), int64_t(8192), int64_t(16384)}) {
+            if (sizeof(T) == 4 && n == 16384) continue;  // a row of x and dy: 128 KB, one in a block
+            Shape s = make_shape<T>(op, b, elems, n);
+            run_today<T>(s);
+            if (op == kRms)
+                sweep<kRms, T>(s);
+            else
+                sweep<kLn, T>(s);
+        }
+}
+
+int main() {
+    std::setvbuf(stdout, nullptr, _IONBF, 0);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    cudaDeviceProp prop{};
+    cudaGetDeviceProperties(&prop, 0);
+    std::printf("# %s, %d SMs\n", prop.name, sms);
+    const int64_t elems = int64_t(32768) * 4096;
+    const Buffers b = alloc_buffers(elems);
+    all_shapes<opk_bf16>(b, elems);
+    all_shapes<float>(b, elems);
+    return 0;
+}
