@@ -63,7 +63,10 @@ OPK_DEV float shuffle_warps(const float* partials, Op op) {
 template <int G>
 constexpr int kShuffleWidth = kBlockGroup<G> ? OPK_WARP_SIZE : G;
 
-template <int G, int K>
+// Fresh: smem is not the scratch of the group's previous reduction (a kernel that
+// alternates two scratches: the barrier of the reduction in between ordered that one's
+// readers before this one's writers), so the leading barrier is left out.
+template <int G, int K, bool Fresh = false>
 OPK_DEV void group_sum(float (&v)[K], float* smem) {
     static_assert(G >= 0 && (G & (G - 1)) == 0, "a row group is a power of 2 of lanes, or 0 = the block");
     constexpr int W = kShuffleWidth<G>;
@@ -73,7 +76,7 @@ OPK_DEV void group_sum(float (&v)[K], float* smem) {
         for (int k = 0; k < K; ++k) v[k] += OPK_SHFL_XOR(v[k], m, W);
     if constexpr (kBlockGroup<G>) {
         const int lane = threadIdx.x % OPK_WARP_SIZE, warp = threadIdx.x / OPK_WARP_SIZE;
-        __syncthreads();  // the previous reduction's readers are done with smem
+        if (!Fresh) __syncthreads();  // the previous reduction's readers are done with smem
         if (lane == 0)
 #pragma unroll
             for (int k = 0; k < K; ++k) smem[k * kMaxWarps + warp] = v[k];

@@ -224,15 +224,29 @@ struct ColumnRegs {
             for (int k = 0; k < P; ++k) reg[i][k] = 0.0f;
     }
     OPK_DEV void add(int i, int64_t, int k, float v) { reg[i][k] += v; }
+    // A whole pack's sums go out as 16-byte stores where the partial row allows it (n a
+    // multiple of 4: every row of [groups][n] starts 16-byte aligned): element stores put
+    // a warp's 32 stores on 32 sectors for 4 bytes each (Nsight Compute on the H200, the
+    // bf16 layer_norm stash backward at 4096x16384: 22 % of its sectors excess). Not where
+    // the VGPR file is small (gfx900/906/908): the four-pack layer_norm backward spilled
+    // 49-87 VGPRs there with it, past its budget of 37.
     OPK_DEV void flush(const Span& s) {
         if (!part) return;
+        const bool vec = !OPK_SMALL_VGPR_FILE && s.n % 4 == 0;
 #pragma unroll
         for (int i = 0; i < C; ++i) {
             const int64_t c = int64_t(i) * s.size + s.lane;
-            if (c < s.packs)
+            if (c >= s.packs) continue;
+            if (vec && c * P + P <= s.n) {
+#pragma unroll
+                for (int q = 0; q < P / 4; ++q)
+                    reinterpret_cast<float4*>(part + c * P)[q] =
+                        make_float4(reg[i][4 * q], reg[i][4 * q + 1], reg[i][4 * q + 2], reg[i][4 * q + 3]);
+            } else {
 #pragma unroll
                 for (int k = 0; k < P; ++k)
                     if (c * P + k < s.n) part[c * P + k] = reg[i][k];
+            }
         }
     }
 };
@@ -605,7 +619,7 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
 template <typename T, int B, int C, bool Ln, bool Exact>
 OPK_DEV void norm_backward_stash(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
-    __shared__ float smem[kReduceSlots];
+    __shared__ float smem[2][kReduceSlots];  // the rows' reductions alternate: one barrier each
     const RowGroup<B> g;
     const Span sp = g.span(a.n, P);
     const int slots = a.stash_slots;
@@ -688,7 +702,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
                 }
             }
         });
-        group_sum<B, 2>(sums, smem);
+        group_sum<B, 2, true>(sums, smem[j & 1]);
         // layer_norm as ln_backward_rows' exact body; rms_norm as rms_backward_rows.
         const float cg = -sums[0] * inv_n * inv;
         const float cx = Ln ? inv * inv * sums[1] * inv_n : inv * inv * inv * sums[0] * inv_n;

@@ -71,14 +71,19 @@ const char* stash_backward_plan(Device& d, bool layer, int type, int64_t rows, i
     if (config == 3) return nullptr;
     const opk::NormStashConfig& c = opk::kNormStashConfigs[config];
     const int64_t slot = 2 * n * int64_t(es);
-    const int64_t fit = (int64_t(d.shared_per_block) - int64_t(kStaticSharedReserve)) / slot;
-    const int ring = int(std::min<int64_t>(opk::kNormStashSlots, fit));
+    const int64_t rows_fit = (int64_t(d.shared_per_block) - int64_t(kStaticSharedReserve)) / slot;
+    const int ring = int(std::min<int64_t>(opk::kNormStashSlots, rows_fit));
     if (ring < 2) return nullptr;
     const bool exact = packs == int64_t(c.threads) * c.chunks;
     const char* name = (layer ? kLnBwdStash : kRmsBwdStash)[type][config][exact ? 1 : 0];
     if (!name) return nullptr;
     const size_t smem = size_t(ring) * size_t(slot);
-    const int64_t blocks = active_clusters(d, Module::norms, name, unsigned(c.threads), smem, 1);
+    // At most the blocks an SM that the kernels are built for (kNormStashResident): where
+    // fewer registers let a third 256-thread block fit (f16 rms_norm, 80 registers), the
+    // rows in flight rose and it ran slower (H200, 32768x4096: 0.207 -> 0.229 ms; three
+    // slots a block measured the same way, kernel_params.h).
+    const int64_t fit = active_clusters(d, Module::norms, name, unsigned(c.threads), smem, 1);
+    const int64_t blocks = std::min<int64_t>(fit, int64_t(d.sm_count) * (opk::kNormStashResident / c.threads));
     if (blocks < 1) return nullptr;
     RowPlan f{};
     f.config = 1;
