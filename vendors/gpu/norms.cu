@@ -619,7 +619,9 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
 template <typename T, int B, int C, bool Ln, bool Exact>
 OPK_DEV void norm_backward_stash(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
-    __shared__ float smem[2][kReduceSlots];  // the rows' reductions alternate: one barrier each
+    // The rows' reductions alternate between two scratches: one barrier each. (1 KB: all
+    // of kStaticSharedReserve, which the host's ring size leaves free.)
+    __shared__ float smem[2][kReduceSlots];
     const RowGroup<B> g;
     const Span sp = g.span(a.n, P);
     const int slots = a.stash_slots;

@@ -73,7 +73,8 @@ opkit_status allow_shared(Device& d, void* f, const char* name, size_t bytes);
 int active_clusters(Device& d, Module m, const char* name, unsigned block, size_t smem, int cluster);
 
 // Shared memory a row kernel declares statically (its reduction slots, group_reduce.cuh:
-// 512 bytes at most), which counts against the same per-block limit as the dynamic part.
+// 512 bytes, twice that in the norm stash backwards, which alternate two), which counts
+// against the same per-block limit as the dynamic part.
 constexpr size_t kStaticSharedReserve = size_t(1) << 10;
 
 // The second grid dimension's limit on both vendors (CUDA's; HIP reports at least as much).
