@@ -16,6 +16,12 @@ out=${OUT:-gpu-results}
 mkdir -p "$out"
 status=0
 only=${OPKIT_GPU_CHECK_ONLY:-}
+if [ -n "$only" ]; then  # [[ =~ ]] gives 2 for a bad expression: it must not read as "no match"
+  rc=0
+  [[ "" =~ $only ]] || rc=$?
+  if [ $rc -eq 2 ]; then echo "gpu-check: OPKIT_GPU_CHECK_ONLY is not a valid expression: $only" >&2; exit 2; fi
+fi
+ran=0
 step() {  # step NAME COMMAND...: runs, logs to $out/NAME.log, remembers a failure
   local name=$1
   shift
@@ -23,6 +29,7 @@ step() {  # step NAME COMMAND...: runs, logs to $out/NAME.log, remembers a failu
     echo "== $name: SKIPPED (not in OPKIT_GPU_CHECK_ONLY)"
     return 0
   fi
+  ran=$((ran + 1))
   echo "== $name: $*"
   local rc=0
   "$@" >"$out/$name.log" 2>&1 || rc=$?
@@ -42,6 +49,25 @@ else
   skipped api-tests "no $build/tests/fake_vendor here: carry it; the tests load its vendors"
 fi
 step conformance "$build/bin/opkit-conformance" --vendor cuda
+# The kernels the stash kernels replace on sm_90+ (docs/cuda-vendor.md), on this device:
+# the norm and cross-entropy cases again with OPKIT_CUDA_CLUSTER_KERNELS=0.
+step cuda-tests-no-clusters env OPKIT_CUDA_CLUSTER_KERNELS=0 "$build/bin/opkit_cuda_tests" \
+  "ops: rms_norm*,ops: layer_norm*,ops: norm backwards*,ops: cross_entropy*"
+# Their results match, so only a profiler tells which kernel ran: every stash kernel must
+# show up in Nsight Compute's summary of the two stash test cases (on a device with
+# cluster launch; the check says what is missing).
+if command -v ncu >/dev/null && [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
+                                    head -n 1 | cut -d. -f1)" -ge 9 ] 2>/dev/null; then
+  stash_ran() {
+    ncu --print-summary per-kernel --metrics gpu__time_duration.sum -k regex:_stash_ "$build/bin/opkit_cuda_tests" \
+      "ops: norm backwards through the stash kernels*,ops: cross_entropy forward with dlogits through the stash kernels*" \
+      > "$out/stash-kernels-ncu.log" 2>&1 || return 1
+    python3 scripts/check-stash-kernels-ran.py "$out/stash-kernels-ncu.log"
+  }
+  step stash-kernels-ran stash_ran
+else
+  skipped stash-kernels-ran "needs ncu and a device of compute capability 9.0 or later"
+fi
 step pytest env OPKIT_LIBRARY="$PWD/$build/lib/libopkit.so.1" python3 -m pytest -q -rfs -p no:cacheprovider python/tests
 # The CPU defaults on this machine's CPU: GPU machines have AVX-512, which the CI machine
 # lacks, so this is where the x86-64-v4 clones of core/cpu run their tests (the unit tests,
@@ -78,6 +104,10 @@ if [ -x "$shim/opkit_hipshim_selftest" ] && [ -x "$build/bin/opkit_rocm_tests" ]
   step rocm-conformance env LD_LIBRARY_PATH="$hip" "$build/bin/opkit-conformance" --vendor rocm
   step rocm-rocblas-matmul env LD_LIBRARY_PATH="$PWD/$shim/hip:$PWD/$shim/rocblas" "$build/bin/opkit_rocm_tests" "[matmul]"
   step tiny_lm-rocm env LD_LIBRARY_PATH="$hip" "$build/bin/tiny_lm" --device rocm --text examples/tiny_lm/corpus.txt
+fi
+if [ -n "$only" ] && [ $ran -eq 0 ]; then
+  echo "gpu-check: OPKIT_GPU_CHECK_ONLY matched no step that could run here: $only" >&2
+  status=1
 fi
 # OPKIT_PACK_RESULTS=1: the logs as one archive, $out/results.tgz (the GPU machines' run tool
 # brings back at most 8 files a call: docs/gpu-runs.md).

@@ -111,7 +111,10 @@ static void print_line(const Shape& s, const char* tag, float ms, bool check) {
     std::printf("\n");
 }
 
-// The library's plan (vendors/gpu/host/ops_norms.cpp, plan_rows): cached rows take
+// The config tables' plan (vendors/gpu/host/ops_norms.cpp, plan_rows), as the library
+// took it before its special kernels (the 2-byte exact and long backwards, fp32 register
+// sums, 2026-11-28, and the stash kernels, 2026-11-29): a reference for results, and a
+// baseline only for the shapes it still serves: cached rows take
 // config 1 of the op's table (kRowConfigsNormBwd; layer_norm in 2-byte types
 // kRowConfigsLnBwd16 since 2026-11-27), register sums, one wave; longer rows stream
 // (config 2, 1024 threads, sums in shared memory when they fit).

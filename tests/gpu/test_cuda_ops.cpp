@@ -49,6 +49,10 @@ const std::vector<RowCase>& row_cases() {
         {{5, 2048}, {{}, 8, 0}},
         {{300, 3072}, {}},
         {{3, 2048}, {{}, 3, 1}},
+        // (The norm backwards' kernels named below are those of devices without cluster
+        // launch, and of any device with OPKIT_CUDA_CLUSTER_KERNELS=0: on sm_90+ the stash
+        // kernels take every whole aligned row of 257 to 2048 packs, fp32 to 1024; the case
+        // "norm backwards through the stash kernels" is theirs.)
         // Both norm backwards in 2-byte types: rows of 8193 to 16384 elements take the
         // four-pack kernels (opk_{ln,rms}_bwd_long_*, kRowConfigsNormBwd16Long), which read
         // the weight from shared memory: just past the one- and two-pack limits, exactly
@@ -219,19 +223,21 @@ TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)
     // (kNormStashConfigs): 256 threads of two packs (s0), 512 of two (s1), 512 of four (s2),
     // _exact where the row is exactly that. Per dtype the widths below are, in that order,
     // s0 exact, s0 with the fewest packs it takes (257), s1 exact, s1 guarded, s2 exact, s2
-    // guarded (fp32: the last two take the register-sum and streamed kernels). 600 rows:
-    // more than twice the blocks that fit at once (the grid; 264 of s0 on 132 SMs), so each
-    // ring of two slots wraps around; 3 rows (variant 0 only): fewer rows than blocks.
+    // guarded (fp32: the last two take the register-sum kernels, kRowConfigsNormBwdRegs32).
+    // 600 rows: more than twice the blocks that fit at once (the grid; 264 of s0 on 132
+    // SMs), so some blocks take a third row into their first slot again; 3 rows (variant 0
+    // only): fewer rows than blocks. A last case takes 16 rows a block (4224 rows of s0
+    // exact), so every slot of every ring is refilled many times.
     // Variants: rms_norm with a weight, without one, with a Gemma offset and no dweight,
     // with a misaligned weight; layer_norm with weight and bias, without a weight, with a
     // weight and no dbias, with a misaligned weight.
     uint64_t seed = 1200;
-    const int64_t widths16[] = {4096, 2056, 8192, 5120, 16384, 12288};
-    const int64_t widths32[] = {2048, 1028, 4096, 3072, 8192, 6144};
+    const int64_t widths16[] = {4096, 2056, 8192, 5120, 16384, 12288, 4096};
+    const int64_t widths32[] = {2048, 1028, 4096, 3072, 8192, 6144, 2048};
     for (opkit_dtype d : kFloats)
-        for (int i = 0; i < 6; ++i)
-            for (int64_t rows : {int64_t(600), int64_t(3)})
-                for (int variant = 0; variant < (rows > 3 ? 4 : 1); ++variant) {
+        for (int i = 0; i < 7; ++i)
+            for (int64_t rows : i < 6 ? std::vector<int64_t>{600, 3} : std::vector<int64_t>{4224})
+                for (int variant = 0; variant < (rows == 600 ? 4 : 1); ++variant) {
                     const int64_t n = d.bits == 32 ? widths32[i] : widths16[i];
                     const std::vector<int64_t> shape = {rows, n};
                     const bool misaligned_weight = variant == 3;

@@ -5,6 +5,8 @@
 #include "driver.h"
 #include "gpu/host/device.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 
 namespace opkit_cuda {
@@ -54,6 +56,15 @@ public:
         return " (CUDA driver " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) + ")";
     }
 
+    // OPKIT_CUDA_CLUSTER_KERNELS=0 keeps the kernels built on thread-block clusters (the
+    // stash kernels: docs/cuda-vendor.md) off on every device, so that the kernels they
+    // replace on sm_90+ run there instead: for checking those (scripts/gpu-check.sh), and a
+    // way around a driver that misbehaves with them. Read when a device is first used.
+    static bool cluster_kernels_allowed() {
+        const char* v = secure_getenv("OPKIT_CUDA_CLUSTER_KERNELS");
+        return !(v && std::strcmp(v, "0") == 0);
+    }
+
     opkit_status open_device(Device& d) override {
         auto n = std::make_unique<Native>();
         OPKIT_CU_TRY(drv().cuDeviceGet(&n->handle, d.id));
@@ -74,7 +85,7 @@ public:
         v = 0;
         if (get(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, &v)) d.memory_pools = v != 0;
         v = 0;
-        if (get(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, &v)) d.clusters = v != 0;
+        if (get(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, &v)) d.clusters = v != 0 && cluster_kernels_allowed();
         d.native = n.release();
         return OPKIT_OK;
     }

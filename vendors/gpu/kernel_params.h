@@ -138,7 +138,8 @@ constexpr int64_t kCeStashMinPacks = 4000;  // bf16 V 32000: the shortest rows m
 // and dweight/dbias sums, so the bytes in flight are the ring's: the register-cached
 // kernels kept 0.44-0.87 of the copy bandwidth. Measured on the H200 in
 // bench/experiments/norm_backward_stash.cu (bench/results/2026-11-29-s12/r1, 2^27
-// elements, ms with the column sums, against the old experiment's plan): bf16 layer_norm
+// elements, ms with the column sums, against the old experiment's plan -- its config
+// tables' kernels, not the special kernels the library took for some of these rows): bf16 layer_norm
 // 32768x4096 0.357 -> 0.220, 16384x8192 0.370 -> 0.231, 8192x16384 0.513 -> 0.263;
 // rms_norm 0.284 -> 0.207, 0.298 -> 0.206, 0.366 -> 0.239; f32 layer_norm 32768x4096 0.632
 // -> 0.384, 16384x8192 0.642 -> 0.417; rms_norm 0.453 -> 0.390, 0.507 -> 0.409. Two and
@@ -146,11 +147,19 @@ constexpr int64_t kCeStashMinPacks = 4000;  // bf16 V 32000: the shortest rows m
 // 64 registers; the guarded (not exact) bodies 4-10 % slower in bf16. In the library
 // (r2, gpu_compare A/B against ee5c790, three slots): bf16 layer_norm 0.83 / 0.83 / 0.72
 // of the old times at 32768x4096 / 8192x8192 / 4096x16384, f16 0.89 / 0.86 / 0.77;
-// rms_norm 1.03 / 0.86 / 0.97 bf16, 0.97 / 0.90 / 0.99 f16; fp32 rows of 8192 1.03 (layer)
+// rms_norm 1.03 / 0.86 / 0.97 bf16, 0.97 / 0.90 / 0.99 f16; fp32 rows of 4096 (against
+// the register-sum kernels there) 0.97 (layer) / 0.98 (rms); fp32 rows of 8192 1.03 (layer)
 // and 0.98 (rms) against the register-sum kernels (kRowConfigsNormBwdRegs32), which keep
 // them: fp32 takes the stash up to kNormStashMaxPacks32. Two slots, not three: rms_norm
 // bf16 rows of 4096 0.227 -> 0.207 ms and fp32 0.410 -> 0.390 in the experiment, the
 // others within 1.3 % either way.
+// Registers (nvcc 13.0, sm_90): 80-127 a thread, no spill, except layer_norm's 2-byte s2
+// kernels (four packs of weight, dweight and dbias at 128 registers: 48-84 bytes spilled;
+// measured as above with it).
+// Static shared memory a row kernel may declare (its reduction scratch: group_reduce.cuh's
+// kReduceSlots floats, twice that in the norm stash backwards), which the host leaves
+// free when it sizes dynamic shared memory (kStaticSharedReserve, device.h).
+constexpr int64_t kKernelStaticSharedMax = int64_t(1) << 10;
 struct NormStashConfig {
     int threads, chunks;
 };

@@ -88,8 +88,9 @@ struct WeightPacks {
 // cache. For layer_norm's 2-byte exact backward (ln_backward_exact), where Nsight Compute
 // counted twice the 16-byte loads Liger-Kernel issues (bf16 8192x8192: 1.05 M against
 // 0.53 M warp loads), half of them the weight's, served from L1 (bench/results/2026-11-28-s9/).
-// Without a weight the packs hold 1s, so get() has no per-element select. layer_norm's
-// only: it has no weight offset (the constructor takes one for WeightPacks' signature).
+// Without a weight the packs hold 1s, so get() has no per-element select. It holds no
+// weight offset (the constructor takes one for WeightPacks' signature): layer_norm has
+// none, and the norm stash backward adds rms_norm's itself.
 template <typename T, int C>
 struct WeightRegs {
     static constexpr int P = Pack<T>::n;
@@ -616,12 +617,14 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
 // rstd are read one row ahead (their load was a stall of its own at each row's start).
 // Rows must be whole 16-byte packs on 16-byte boundaries (the host checks); Exact: exactly
 // C packs a thread (no bounds tests).
+// a.stash_slots is a run-time count (the library launches kNormStashSlots = 2;
+// bench/experiments/norm_backward_stash.cu tries more), hence async_wait_pending(int).
 template <typename T, int B, int C, bool Ln, bool Exact>
 OPK_DEV void norm_backward_stash(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
-    // The rows' reductions alternate between two scratches: one barrier each. (1 KB: all
-    // of kStaticSharedReserve, which the host's ring size leaves free.)
+    // The rows' reductions alternate between two scratches: one barrier each.
     __shared__ float smem[2][kReduceSlots];
+    static_assert(int64_t(sizeof(smem)) <= kKernelStaticSharedMax, "the host leaves kKernelStaticSharedMax free");
     const RowGroup<B> g;
     const Span sp = g.span(a.n, P);
     const int slots = a.stash_slots;
@@ -718,7 +721,9 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
             store_pack<T, P, CacheHint::normal, true>(dxr, c, sp.n, true, out);
         });
     }
-    async_wait_pending<0>();  // no copy may land after the block has gone
+    // Every row was waited for in the loop; what may still be pending are the empty groups
+    // committed past the last row. Waiting costs nothing and leaves no copy in flight.
+    async_wait_pending<0>();
     dw.flush(sp);
     db.flush(sp);
 }

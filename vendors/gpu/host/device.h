@@ -5,6 +5,7 @@
 // stays cheap and a process that never uses device 3 never creates a context there.
 #pragma once
 
+#include "../kernel_params.h"
 #include "gpu_runtime.h"
 #include "images.h"
 #include "status.h"
@@ -72,10 +73,9 @@ opkit_status allow_shared(Device& d, void* f, const char* name, size_t bytes);
 // device must be current.
 int active_clusters(Device& d, Module m, const char* name, unsigned block, size_t smem, int cluster);
 
-// Shared memory a row kernel declares statically (its reduction slots, group_reduce.cuh:
-// 512 bytes, twice that in the norm stash backwards, which alternate two), which counts
-// against the same per-block limit as the dynamic part.
-constexpr size_t kStaticSharedReserve = size_t(1) << 10;
+// Shared memory a row kernel declares statically (opk::kKernelStaticSharedMax, which the
+// kernels assert), which counts against the same per-block limit as the dynamic part.
+constexpr size_t kStaticSharedReserve = size_t(opk::kKernelStaticSharedMax);
 
 // The second grid dimension's limit on both vendors (CUDA's; HIP reports at least as much).
 constexpr size_t kMaxGridY = 65535;
