@@ -181,6 +181,25 @@ static void fill_inputs(const Buffers& b, int64_t elems) {
     fill<float>(b.stats, 2 * 32768, 0.2f, 0.9f);
 }
 
+// Every op and width (4096, 8192, 16384; fp32 16384 left out where skip_f32_16384) at
+// `elems` elements in T: the inputs filled, the reference plan timed (run_today), then
+// sweep(op, shape) for the experiment's own lines.
+template <typename T, class Sweep>
+static void all_shapes(const Buffers& b, int64_t elems, bool skip_f32_16384, Sweep sweep);
+
+// The experiment's main: the device, the buffers (2^27 elements), then run(b, elems).
+template <class Run>
+static int experiment_main(Run run) {
+    std::setvbuf(stdout, nullptr, _IONBF, 0);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    cudaDeviceProp prop{};
+    cudaGetDeviceProperties(&prop, 0);
+    std::printf("# %s, %d SMs\n", prop.name, sms);
+    const int64_t elems = int64_t(32768) * 4096;  // every shape has 2^27 elements
+    run(alloc_buffers(elems), elems);
+    return 0;
+}
+
 // Shape op x [rows, n] of `elems` elements in T over the buffers.
 template <typename T>
 static Shape make_shape(int op, const Buffers& b, int64_t elems, int64_t n) {
@@ -193,4 +212,16 @@ static Shape make_shape(int op, const Buffers& b, int64_t elems, int64_t n) {
     s.bytes = 3.0 * double(elems) * sizeof(T);
     s.b = b;
     return s;
+}
+
+template <typename T, class Sweep>
+static void all_shapes(const Buffers& b, int64_t elems, bool skip_f32_16384, Sweep sweep) {
+    fill_inputs<T>(b, elems);
+    for (int op : {kRms, kLn})
+        for (int64_t n : {int64_t(4096), int64_t(8192), int64_t(16384)}) {
+            if (skip_f32_16384 && sizeof(T) == 4 && n == 16384) continue;
+            Shape s = make_shape<T>(op, b, elems, n);
+            run_today<T>(s);
+            sweep(op, s);
+        }
 }

@@ -21,10 +21,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 GATE = os.path.join(ROOT, "scripts", "check-code-objects.py")
 COMPILE = os.path.join(ROOT, "scripts", "hip-device-compile.sh")
 
-try:
-    import pytest
-except ImportError:  # run as a plain script
-    pytest = None
+sys.path.insert(0, HERE)
+import plain_runner  # noqa: E402 - the runner for `python3 <this file>`, and skip()
+
+skip = plain_runner.skip
 
 
 def gate_module():
@@ -378,26 +378,5 @@ def test_real_bad_kernel_fails_the_gate():
     fails_with(r, "opk_bad_f32: 4096 LDS bytes", "> budget 1024", "scratch bytes per lane > budget 0")
 
 
-class Skipped(Exception):
-    pass
-
-
-def skip(why):
-    if pytest is not None:
-        pytest.skip(why)
-    raise Skipped(why)
-
-
 if __name__ == "__main__":
-    failed = 0
-    for name, fn in sorted(globals().items()):
-        if name.startswith("test_") and callable(fn):
-            try:
-                fn()
-                print(f"PASS {name}")
-            except Skipped as e:
-                print(f"SKIP {name}: {e}")
-            except Exception as e:  # noqa: BLE001 - report every failure
-                failed += 1
-                print(f"FAIL {name}: {e}")
-    sys.exit(1 if failed else 0)
+    plain_runner.run(globals())

@@ -93,13 +93,7 @@ def test_a_log_without_kernels_fails():
 
 
 if __name__ == "__main__":
-    failed = 0
-    for name, fn in sorted(globals().items()):
-        if name.startswith("test_") and callable(fn):
-            try:
-                fn()
-                print(f"PASS {name}")
-            except Exception as e:  # noqa: BLE001 - report every failure
-                failed += 1
-                print(f"FAIL {name}: {e}")
-    sys.exit(1 if failed else 0)
+    sys.path.insert(0, HERE)
+    import plain_runner
+
+    plain_runner.run(globals())

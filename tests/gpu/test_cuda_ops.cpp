@@ -118,6 +118,39 @@ std::string label(const char* op, opkit_dtype d, const RowCase& c) {
            (c.layout.perm.empty() ? "" : " permuted");
 }
 
+// The backwards on both sides from inputs already uploaded; the outputs (dx, and dweight
+// and dbias where given) start poisoned.
+void check_rms_norm_backward(const TP& dy, const TP& x, const TP& w, const TP& rstd, float offset, const TP& dx,
+                             const TP& dw, const std::string& what) {
+    for (const TP* t : {&dx, &dw})
+        if (*t) {
+            (*t)->poison();
+            (*t)->upload();
+        }
+    both([&](bool g) {
+        return opkit_rms_norm_backward(on(g, dy), on(g, x), on(g, w), on(g, rstd), offset, on(g, dx), on(g, dw),
+                                       nullptr);
+    });
+    CHECK(same(*dx, "rms_norm_backward", "dx", what + " dx", 1.0));
+    if (dw) CHECK(same(*dw, "rms_norm_backward", "dweight", what + " dweight"));
+}
+
+void check_layer_norm_backward(const TP& dy, const TP& x, const TP& w, const TP& mean, const TP& rstd, const TP& dx,
+                               const TP& dw, const TP& db, const std::string& what) {
+    for (const TP* t : {&dx, &dw, &db})
+        if (*t) {
+            (*t)->poison();
+            (*t)->upload();
+        }
+    both([&](bool g) {
+        return opkit_layer_norm_backward(on(g, dy), on(g, x), on(g, w), on(g, mean), on(g, rstd), on(g, dx),
+                                         on(g, dw), on(g, db), nullptr);
+    });
+    CHECK(same(*dx, "layer_norm_backward", "dx", what + " dx", 1.0));
+    if (dw) CHECK(same(*dw, "layer_norm_backward", "dweight", what + " dweight"));
+    if (db) CHECK(same(*db, "layer_norm_backward", "dbias", what + " dbias"));
+}
+
 }  // namespace
 
 TEST_CASE("ops: rms_norm forward and backward match the CPU", "[gpu][ops]") {
@@ -154,16 +187,8 @@ TEST_CASE("ops: rms_norm forward and backward match the CPU", "[gpu][ops]") {
                 TP dy = make(d, c.shape, c.layout), dx = make(d, c.shape, c.layout);
                 TP dw = w ? make(d, {n}) : nullptr;
                 dy->random(-1, 1, seed++);
-                dx->poison();
-                if (dw) dw->poison();
-                for (Tensor* t : {dy.get(), dx.get(), rstd.get()}) t->upload();
-                if (dw) dw->upload();
-                both([&](bool g) {
-                    return opkit_rms_norm_backward(on(g, dy), on(g, x), on(g, w), on(g, rstd), offset, on(g, dx),
-                                                   on(g, dw), nullptr);
-                });
-                CHECK(same(*dx, "rms_norm_backward", "dx", what + " dx", 1.0));
-                if (dw) CHECK(same(*dw, "rms_norm_backward", "dweight", what + " dweight"));
+                for (Tensor* t : {dy.get(), rstd.get()}) t->upload();
+                check_rms_norm_backward(dy, x, w, rstd, offset, dx, dw, what);
             }
 }
 
@@ -199,20 +224,8 @@ TEST_CASE("ops: layer_norm forward and backward match the CPU", "[gpu][ops]") {
                 TP dw = w ? make(d, {n}) : nullptr;
                 TP db = b ? make(d, {n}) : nullptr;
                 dy->random(-1, 1, seed++);
-                dx->poison();
-                for (Tensor* t : {dy.get(), dx.get(), mean.get(), rstd.get()}) t->upload();
-                for (TP* t : {&dw, &db})
-                    if (*t) {
-                        (*t)->poison();
-                        (*t)->upload();
-                    }
-                both([&](bool g) {
-                    return opkit_layer_norm_backward(on(g, dy), on(g, x), on(g, w), on(g, mean), on(g, rstd),
-                                                     on(g, dx), on(g, dw), on(g, db), nullptr);
-                });
-                CHECK(same(*dx, "layer_norm_backward", "dx", what + " dx", 1.0));
-                if (dw) CHECK(same(*dw, "layer_norm_backward", "dweight", what + " dweight"));
-                if (db) CHECK(same(*db, "layer_norm_backward", "dbias", what + " dbias"));
+                for (Tensor* t : {dy.get(), mean.get(), rstd.get()}) t->upload();
+                check_layer_norm_backward(dy, x, w, mean, rstd, dx, dw, db, what);
             }
 }
 
@@ -259,18 +272,7 @@ TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)
                                                           rstd->cpu(), nullptr));
                         rstd->upload();
                         TP dw = w && variant != 2 ? make(d, {n}) : nullptr;
-                        dx->poison();
-                        dx->upload();
-                        if (dw) {
-                            dw->poison();
-                            dw->upload();
-                        }
-                        both([&](bool g) {
-                            return opkit_rms_norm_backward(on(g, dy), on(g, x), on(g, w), on(g, rstd), offset,
-                                                           on(g, dx), on(g, dw), nullptr);
-                        });
-                        CHECK(same(*dx, "rms_norm_backward", "dx", what + " dx", 1.0));
-                        if (dw) CHECK(same(*dw, "rms_norm_backward", "dweight", what + " dweight"));
+                        check_rms_norm_backward(dy, x, w, rstd, offset, dx, dw, what);
                     }
                     {
                         const std::string what = "layer_norm stash " + std::string(dtype_name(d)) + " " +
@@ -282,20 +284,7 @@ TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)
                         rstd->upload();
                         TP dw = w ? make(d, {n}) : nullptr;
                         TP db = variant != 2 ? make(d, {n}) : nullptr;
-                        dx->poison();
-                        dx->upload();
-                        for (TP* t : {&dw, &db})
-                            if (*t) {
-                                (*t)->poison();
-                                (*t)->upload();
-                            }
-                        both([&](bool g) {
-                            return opkit_layer_norm_backward(on(g, dy), on(g, x), on(g, w), on(g, mean), on(g, rstd),
-                                                             on(g, dx), on(g, dw), on(g, db), nullptr);
-                        });
-                        CHECK(same(*dx, "layer_norm_backward", "dx", what + " dx", 1.0));
-                        if (dw) CHECK(same(*dw, "layer_norm_backward", "dweight", what + " dweight"));
-                        if (db) CHECK(same(*db, "layer_norm_backward", "dbias", what + " dbias"));
+                        check_layer_norm_backward(dy, x, w, mean, rstd, dx, dw, db, what);
                     }
                 }
 }
