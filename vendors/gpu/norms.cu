@@ -619,7 +619,11 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
 // C packs a thread (no bounds tests).
 // a.stash_slots is a run-time count (the library launches kNormStashSlots = 2;
 // bench/experiments/norm_backward_stash.cu tries more), hence async_wait_pending(int).
-template <typename T, int B, int C, bool Ln, bool Exact>
+// Two switches for that experiment, off in the library's kernels (not yet measured):
+// OneSum, rms_norm's row reduction of its one sum alone (the library reduces a second,
+// zero one); SharedW, the weight row after the ring in shared memory (each thread copies
+// its own packs, as the rows'), not in registers (layer_norm's s2 kernels spill 48-84 B).
+template <typename T, int B, int C, bool Ln, bool Exact, bool OneSum = false, bool SharedW = false>
 OPK_DEV void norm_backward_stash(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     // The rows' reductions alternate between two scratches: one barrier each.
@@ -630,9 +634,12 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     const int slots = a.stash_slots;
     uint4* const ring = reinterpret_cast<uint4*>(norm_columns);  // [slots][x, dy][packs]
     const int64_t slot_packs = 2 * sp.packs;
-    RowCache<T, C> weight;  // the thread's weight packs, raw
-    WeightRegs<T, C> w0(static_cast<const T*>(a.weight), sp, a.weight_vec, 0.0f);
-    weight = w0.packs;
+    RowCache<T, C> weight;  // the thread's weight packs, raw (not SharedW)
+    if constexpr (!SharedW) {
+        WeightRegs<T, C> w0(static_cast<const T*>(a.weight), sp, a.weight_vec, 0.0f);
+        weight = w0.packs;
+    }
+    uint4* const weight_row = ring + slots * slot_packs;  // SharedW: [packs]
     const float offset = !Ln && a.weight ? a.weight_offset : 0.0f;  // no weight: 1, as column_pack
     const int64_t groups = gridDim.x;
     ColumnRegs<P, C> dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr, nullptr, sp);
@@ -659,7 +666,22 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
         }
         async_commit();
     };
-    for (int j = 0; j + 1 < slots; ++j) request(j, j);
+    if constexpr (SharedW) {  // the thread's own packs, read by it alone: no barrier
+        const T* wr = static_cast<const T*>(a.weight);
+        mine_packs([&](int, int64_t c) {
+            if (wr && a.weight_vec) {
+                copy16_async(&weight_row[c], wr + c * P);
+            } else if (wr) {
+                load_raw<T, P>(wr, c, sp.n, false, weight_row[c], 0.0f);
+            } else {
+                float ones[P];
+#pragma unroll
+                for (int k = 0; k < P; ++k) ones[k] = 1.0f;
+                weight_row[c] = pack_of<T, P>(ones);
+            }
+        });
+    }
+    for (int j = 0; j + 1 < slots; ++j) request(j, j);  // the first group holds the weight's copies
     float mu_next = 0.0f, inv_next = 0.0f;
     if (mine > 0) {
         if (Ln) mu_next = strided_get<float>(a.mean, g.first_row);
@@ -679,16 +701,21 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
         const uint4* slot = ring + read_slot * slot_packs;
         fill_slot = read_slot;
         read_slot = read_slot + 1 == slots ? 0 : read_slot + 1;
+        if constexpr (!SharedW)
 #pragma unroll
-        for (int i = 0; i < C; ++i) per_iteration_words(weight.raw[i]);
+            for (int i = 0; i < C; ++i) per_iteration_words(weight.raw[i]);
         auto row_pack = [&](int i, int64_t c, float (&x)[P], float (&dy)[P], float (&wv)[P]) {
             unpack<T, P>(slot[c], x);
             unpack<T, P>(slot[sp.packs + c], dy);
-            unpack<T, P>(weight.raw[i], wv);
+            if constexpr (SharedW)
+                unpack<T, P>(weight_row[c], wv);
+            else
+                unpack<T, P>(weight.raw[i], wv);
             add_offset(offset, wv);
         };
         // layer_norm: sum(g), sum(g * xhat); rms_norm: sum(g * x). g = dy * weight.
-        float sums[2] = {0.0f, 0.0f};
+        constexpr int kSums = Ln || !OneSum ? 2 : 1;
+        float sums[kSums] = {};
         mine_packs([&](int i, int64_t c) {
             float x[P], dy[P], wv[P];
             row_pack(i, c, x, dy, wv);
@@ -707,10 +734,10 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
                 }
             }
         });
-        group_sum<B, 2, true>(sums, smem[j & 1]);
+        group_sum<B, kSums, true>(sums, smem[j & 1]);
         // layer_norm as ln_backward_rows' exact body; rms_norm as rms_backward_rows.
         const float cg = -sums[0] * inv_n * inv;
-        const float cx = Ln ? inv * inv * sums[1] * inv_n : inv * inv * inv * sums[0] * inv_n;
+        const float cx = Ln ? inv * inv * sums[kSums - 1] * inv_n : inv * inv * inv * sums[0] * inv_n;
         T* dxr = row_ptr<T>(a.dx, r);
         mine_packs([&](int i, int64_t c) {
             float x[P], dy[P], wv[P], out[P];
