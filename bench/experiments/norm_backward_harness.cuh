@@ -80,13 +80,15 @@ static NormArgs args(const Shape& s, int64_t groups, bool shared_sums, int stash
 
 // The row kernel and the column sums, as the library's host launches them.
 template <class K>
+// groups: the partial rows the kernel writes (its blocks unless a cluster of blocks shares one).
 static float time_call(const Shape& s, K kernel, int64_t grid, unsigned block, size_t smem, bool shared_sums,
-                       int stash_slots = 0) {
-    const NormArgs a = args(s, grid, shared_sums, stash_slots);
+                       int stash_slots = 0, int64_t groups = -1) {
+    if (groups < 0) groups = grid;
+    const NormArgs a = args(s, groups, shared_sums, stash_slots);
     auto column_sum = sizeof(float) == s.esize ? opk_column_sum_f32 : opk_column_sum_bf16;
     const unsigned col_grid = unsigned((s.n + kColumnSumColumns - 1) / kColumnSumColumns);
-    const ColumnSumArgs cw{a.partial, grid, s.n, s.b.dw};
-    const ColumnSumArgs cb{a.partial + grid * s.n, grid, s.n, s.b.db};
+    const ColumnSumArgs cw{a.partial, groups, s.n, s.b.dw};
+    const ColumnSumArgs cb{a.partial + groups * s.n, groups, s.n, s.b.db};
     cudaMemset(s.b.dx, 0, size_t(s.rows * s.n) * s.esize);
     return median_ms([&] {
         kernel<<<grid, block, smem>>>(a);

@@ -623,28 +623,43 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
 // OneSum, rms_norm's row reduction of its one sum alone (the library reduces a second,
 // zero one); SharedW, the weight row after the ring in shared memory (each thread copies
 // its own packs, as the rows'), not in registers (layer_norm's s2 kernels spill 48-84 B).
-template <typename T, int B, int C, bool Ln, bool Exact, bool OneSum = false, bool SharedW = false>
+// K > 1 (the experiment only, a kernel built with clusters of K blocks): each row split
+// into K equal parts of whole packs, one a block of the cluster, whose row sums the blocks
+// add through distributed shared memory (cluster_sums) — for rows whose x and dy do not fit
+// two to a block (fp32 rows of 16384). The host makes the packs a multiple of K.
+template <typename T, int B, int C, bool Ln, bool Exact, bool OneSum = false, bool SharedW = false, int K = 1>
 OPK_DEV void norm_backward_stash(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     // The rows' reductions alternate between two scratches: one barrier each.
     __shared__ float smem[2][kReduceSlots];
     static_assert(int64_t(sizeof(smem)) <= kKernelStaticSharedMax, "the host leaves kKernelStaticSharedMax free");
     const RowGroup<B> g;
-    const Span sp = g.span(a.n, P);
+    // This block's cluster (a row group), its rows, and its part of each row: with K = 1 the
+    // block, g's rows, and the whole row.
+    int rank = 0;
+    if constexpr (K > 1) rank = int(cooperative_groups::this_cluster().block_rank());
+    const int64_t cluster = K > 1 ? int64_t(blockIdx.x) / K : g.group;
+    const int64_t first_row = K > 1 ? cluster : g.first_row, row_step = K > 1 ? int64_t(gridDim.x) / K : g.row_step;
+    const Span whole = g.span(a.n, P);
+    const int64_t first_elem = K > 1 ? int64_t(rank) * (whole.packs / K) * P : 0;
+    const Span sp = K > 1 ? Span{a.n - first_elem, whole.packs / K, g.lane, B} : whole;
     const int slots = a.stash_slots;
     uint4* const ring = reinterpret_cast<uint4*>(norm_columns);  // [slots][x, dy][packs]
     const int64_t slot_packs = 2 * sp.packs;
     RowCache<T, C> weight;  // the thread's weight packs, raw (not SharedW)
+    const T* const weight_part =
+        K > 1 && a.weight ? static_cast<const T*>(a.weight) + first_elem : static_cast<const T*>(a.weight);
     if constexpr (!SharedW) {
-        WeightRegs<T, C> w0(static_cast<const T*>(a.weight), sp, a.weight_vec, 0.0f);
+        WeightRegs<T, C> w0(weight_part, sp, a.weight_vec, 0.0f);
         weight = w0.packs;
     }
     uint4* const weight_row = ring + slots * slot_packs;  // SharedW: [packs]
     const float offset = !Ln && a.weight ? a.weight_offset : 0.0f;  // no weight: 1, as column_pack
-    const int64_t groups = gridDim.x;
-    ColumnRegs<P, C> dw(a.want_dweight ? a.partial + g.group * sp.n : nullptr, nullptr, sp);
-    ColumnRegs<P, C> db(Ln && a.want_dbias ? a.partial + (groups + g.group) * sp.n : nullptr, nullptr, sp);
-    const int mine = g.first_row < a.rows ? int((a.rows - g.first_row + g.row_step - 1) / g.row_step) : 0;
+    const int64_t groups = gridDim.x / K;
+    ColumnRegs<P, C> dw(a.want_dweight ? a.partial + cluster * a.n + first_elem : nullptr, nullptr, sp);
+    ColumnRegs<P, C> db(Ln && a.want_dbias ? a.partial + (groups + cluster) * a.n + first_elem : nullptr, nullptr,
+                        sp);
+    const int mine = first_row < a.rows ? int((a.rows - first_row + row_step - 1) / row_step) : 0;
     auto mine_packs = [&](auto&& f) {
 #pragma unroll
         for (int i = 0; i < C; ++i) {
@@ -655,10 +670,10 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     // Row j of this block's rows into `slot`; an empty group past the last keeps the count.
     auto request = [&](int j, int slot) {
         if (j < mine) {
-            const int64_t r = g.first_row + int64_t(j) * g.row_step;
+            const int64_t r = first_row + int64_t(j) * row_step;
             uint4* s = ring + slot * slot_packs;
-            const T* xr = row_ptr<const T>(a.x, r);
-            const T* dyr = row_ptr<const T>(a.dy, r);
+            const T* xr = row_ptr<const T>(a.x, r) + first_elem;
+            const T* dyr = row_ptr<const T>(a.dy, r) + first_elem;
             mine_packs([&](int, int64_t c) {
                 copy16_async(&s[c], xr + c * P);
                 copy16_async(&s[sp.packs + c], dyr + c * P);
@@ -667,7 +682,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
         async_commit();
     };
     if constexpr (SharedW) {  // the thread's own packs, read by it alone: no barrier
-        const T* wr = static_cast<const T*>(a.weight);
+        const T* wr = weight_part;
         mine_packs([&](int, int64_t c) {
             if (wr && a.weight_vec) {
                 copy16_async(&weight_row[c], wr + c * P);
@@ -684,17 +699,17 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     for (int j = 0; j + 1 < slots; ++j) request(j, j);  // the first group holds the weight's copies
     float mu_next = 0.0f, inv_next = 0.0f;
     if (mine > 0) {
-        if (Ln) mu_next = strided_get<float>(a.mean, g.first_row);
-        inv_next = strided_get<float>(a.rstd, g.first_row);
+        if (Ln) mu_next = strided_get<float>(a.mean, first_row);
+        inv_next = strided_get<float>(a.rstd, first_row);
     }
-    const float inv_n = 1.0f / float(sp.n);
+    const float inv_n = 1.0f / float(whole.n);
     int read_slot = 0, fill_slot = slots - 1;
     for (int j = 0; j < mine; ++j) {
-        const int64_t r = g.first_row + int64_t(j) * g.row_step;
+        const int64_t r = first_row + int64_t(j) * row_step;
         const float mu = mu_next, inv = inv_next;
         if (j + 1 < mine) {
-            if (Ln) mu_next = strided_get<float>(a.mean, r + g.row_step);
-            inv_next = strided_get<float>(a.rstd, r + g.row_step);
+            if (Ln) mu_next = strided_get<float>(a.mean, r + row_step);
+            inv_next = strided_get<float>(a.rstd, r + row_step);
         }
         request(j + slots - 1, fill_slot);  // the slot row j - 1 left
         async_wait_pending(slots - 1);      // row j has landed
@@ -735,10 +750,14 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
             }
         });
         group_sum<B, kSums, true>(sums, smem[j & 1]);
+        if constexpr (K > 1) {
+            __shared__ float exchange[2][kSums];  // alternate as smem: the next exchange's
+            cluster_sums<K>(sums, exchange[j & 1]);  // barrier orders this one's readers
+        }
         // layer_norm as ln_backward_rows' exact body; rms_norm as rms_backward_rows.
         const float cg = -sums[0] * inv_n * inv;
         const float cx = Ln ? inv * inv * sums[kSums - 1] * inv_n : inv * inv * inv * sums[0] * inv_n;
-        T* dxr = row_ptr<T>(a.dx, r);
+        T* dxr = row_ptr<T>(a.dx, r) + first_elem;
         mine_packs([&](int i, int64_t c) {
             float x[P], dy[P], wv[P], out[P];
             row_pack(i, c, x, dy, wv);
@@ -751,6 +770,8 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     // Every row was waited for in the loop; what may still be pending are the empty groups
     // committed past the last row. Waiting costs nothing and leaves no copy in flight.
     async_wait_pending<0>();
+    // No block leaves while another may still read its exchange slots.
+    if constexpr (K > 1) cooperative_groups::this_cluster().sync();
     dw.flush(sp);
     db.flush(sp);
 }

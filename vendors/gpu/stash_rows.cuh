@@ -129,6 +129,26 @@ OPK_DEV void cluster_row_stats(float& m, float& s, float& sx, float* exchange) {
     }
 }
 
+// The sums v of every block of a cluster of K, the same in each: every block's thread 0
+// puts its values in `exchange` (this block's slots for one of two alternating exchanges,
+// as in cluster_row_stats), and every thread adds the K blocks' in rank order.
+template <int K, int N>
+OPK_DEV void cluster_sums(float (&v)[N], float* exchange) {
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    if (threadIdx.x == 0)
+#pragma unroll
+        for (int n = 0; n < N; ++n) exchange[n] = v[n];
+    cluster.sync();
+#pragma unroll
+    for (int n = 0; n < N; ++n) v[n] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        const float* e = cluster.map_shared_rank(exchange, j);
+#pragma unroll
+        for (int n = 0; n < N; ++n) v[n] += e[n];
+    }
+}
+
 }  // namespace opk
 
 #endif  // OPK_CLUSTERS
