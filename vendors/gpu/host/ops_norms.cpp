@@ -169,6 +169,11 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     a.x = rows_view(x, x->ndim - 1);
     a.dy = rows_view(dy, dy->ndim - 1);
     a.dx = rows_view(dx, dx->ndim - 1);
+    // The stash kernels first (sm_90+); the register-cached kernels' plans below are worked
+    // out only where the stash declines.
+    RowPlan p{};
+    int stash_slots = 0;
+    const char* stash = stash_backward_plan(d, layer, type, rows, n, es, {&a.x, &a.dy, &a.dx}, &p, &stash_slots);
     // 2-byte types: four packs a thread where the op's own table would stream
     // (kRowConfigsNormBwd16Long); layer_norm's table holds two packs a thread, rms_norm's one.
     // rms_norm takes the four-pack kernel also for rows of kRmsBwd16ExactMinPacks or more
@@ -176,14 +181,14 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     const int64_t packs = int64_t(padded / pack);
     const opk::RowConfig(&own)[3] = layer && es == 2 ? opk::kRowConfigsLnBwd16 : opk::kRowConfigsNormBwd;
     const opk::RowConfig(&four)[3] = opk::kRowConfigsNormBwd16Long;
-    const bool rms_exact16 = !layer && es == 2 && packs >= opk::kRmsBwd16ExactMinPacks &&
+    const bool rms_exact16 = !stash && !layer && es == 2 && packs >= opk::kRmsBwd16ExactMinPacks &&
                              exact_rows(plan_rows(d, rows, n, es, four, 0), n, es, four, {&a.x, &a.dy, &a.dx});
     const bool long16 =
         rms_exact16 || (es == 2 && !block_caches(own, packs, es) && block_caches(four, packs, es));
     // fp32 rows of kNormBwdRegs32MinPacks or more exact for four packs a thread of up to
     // 512 threads: the kernels with register sums (kRowConfigsNormBwdRegs32).
     const opk::RowConfig(&regs32)[3] = opk::kRowConfigsNormBwdRegs32;
-    const bool exact_regs32 = es == 4 && packs >= opk::kNormBwdRegs32MinPacks &&
+    const bool exact_regs32 = !stash && es == 4 && packs >= opk::kNormBwdRegs32MinPacks &&
                               exact_rows(plan_rows(d, rows, n, es, regs32, 0), n, es, regs32, {&a.x, &a.dy, &a.dx});
     const opk::RowConfig(&cfgs)[3] = exact_regs32 ? regs32 : long16 ? four : own;
     const char* const(&names)[3] = exact_regs32 ? (layer ? kLnBwdRegs32 : kRmsBwdRegs32)
@@ -194,9 +199,6 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     // shared memory (norms.cu, kNormBwdSharedWeight), ahead of any sums there.
     const size_t weight_shared =
         weight && opk::chunks_for(cfgs[1], int(es)) >= opk::kNormBwdSharedWeightPacks ? padded * es : 0;
-    RowPlan p{};
-    int stash_slots = 0;
-    const char* stash = stash_backward_plan(d, layer, type, rows, n, es, {&a.x, &a.dy, &a.dx}, &p, &stash_slots);
     if (!stash) {
         p = plan_rows(d, rows, n, es, cfgs, arrays, shared_per_group, weight_shared);
         // Cached rows of rms_norm, 2-byte ones of layer_norm and exact_regs32's sum in
