@@ -22,6 +22,7 @@ import sys
 
 CE_CLUSTERS = (1, 2, 4, 8)  # kCeStashMaxCluster = 8, powers of two
 NORM_CONFIGS = {"f32": (0, 1), "f16": (0, 1, 2), "bf16": (0, 1, 2)}  # kNormStashMaxPacks32: fp32 has no s2
+NORM_SPLIT = {"f32": (2,)}  # fp32 rows split over a cluster of kNormStashSplit blocks
 
 
 def expected_names():
@@ -32,6 +33,9 @@ def expected_names():
             for i in NORM_CONFIGS[dt]:
                 names.add(f"opk_{op}_bwd_stash_{dt}_s{i}")
                 names.add(f"opk_{op}_bwd_stash_{dt}_s{i}_exact")
+            for k in NORM_SPLIT.get(dt, ()):
+                names.add(f"opk_{op}_bwd_stash_{dt}_k{k}")
+                names.add(f"opk_{op}_bwd_stash_{dt}_k{k}_exact")
     return names
 
 

@@ -31,11 +31,12 @@ step() {  # step NAME COMMAND...: runs, logs to $out/NAME.log, remembers a failu
   fi
   ran=$((ran + 1))
   echo "== $name: $*"
-  local rc=0
+  local rc=0 t0=$SECONDS
   "$@" >"$out/$name.log" 2>&1 || rc=$?
-  if [ $rc -eq 0 ]; then echo "   ok"
-  elif [ $rc -eq 77 ]; then echo "   ok, with skipped cases (rc 77: the log names them)"
-  else echo "   FAILED (rc $rc)"; status=1; fi
+  local took="$((SECONDS - t0)) s"  # so the steps can be split across runs by their times
+  if [ $rc -eq 0 ]; then echo "   ok ($took)"
+  elif [ $rc -eq 77 ]; then echo "   ok, with skipped cases (rc 77: the log names them; $took)"
+  else echo "   FAILED (rc $rc, $took)"; status=1; fi
   tail -n 25 "$out/$name.log"
 }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
@@ -55,11 +56,13 @@ step cuda-tests-no-clusters env OPKIT_CUDA_CLUSTER_KERNELS=0 "$build/bin/opkit_c
   "ops: rms_norm*,ops: layer_norm*,ops: norm backwards*,ops: cross_entropy*"
 # Their results match, so only a profiler tells which kernel ran: every stash kernel must
 # show up in Nsight Compute's summary of the two stash test cases (on a device with
-# cluster launch; the check says what is missing).
+# cluster launch; the check says what is missing). Only the first launch of each kernel is
+# profiled (--kernel-id's invocation 1): profiling every launch of the two cases took more
+# than two minutes.
 if command -v ncu >/dev/null && [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
                                     head -n 1 | cut -d. -f1)" -ge 9 ] 2>/dev/null; then
   stash_ran() {
-    ncu --print-summary per-kernel --metrics gpu__time_duration.sum -k regex:_stash_ "$build/bin/opkit_cuda_tests" \
+    ncu --print-summary per-kernel --metrics gpu__time_duration.sum --kernel-id ::regex:_stash_:1 "$build/bin/opkit_cuda_tests" \
       "ops: norm backwards through the stash kernels*,ops: cross_entropy forward with dlogits through the stash kernels*" \
       > "$out/stash-kernels-ncu.log" 2>&1 || return 1
     python3 scripts/check-stash-kernels-ran.py "$out/stash-kernels-ncu.log"

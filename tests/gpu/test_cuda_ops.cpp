@@ -236,7 +236,10 @@ TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)
     // (kNormStashConfigs): 256 threads of two packs (s0), 512 of two (s1), 512 of four (s2),
     // _exact where the row is exactly that. Per dtype the widths below are, in that order,
     // s0 exact, s0 with the fewest packs it takes (257), s1 exact, s1 guarded, s2 exact, s2
-    // guarded (fp32: the last two take the register-sum kernels, kRowConfigsNormBwdRegs32).
+    // guarded (fp32: the last two take the register-sum kernels, kRowConfigsNormBwdRegs32);
+    // fp32 then has two more, rows split over a cluster of two blocks
+    // (opk_{rms,ln}_bwd_stash_f32_k2[_exact], kNormStashSplit): exact (16384) and guarded
+    // (12288: 1536 of a block's 2048 packs).
     // 600 rows: more than twice the blocks that fit at once (the grid; 264 of s0 on 132
     // SMs), so some blocks take a third row into their first slot again; 3 rows (variant 0
     // only): fewer rows than blocks. A last case takes 16 rows a block (4224 rows of s0
@@ -245,13 +248,14 @@ TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)
     // with a misaligned weight; layer_norm with weight and bias, without a weight, with a
     // weight and no dbias, with a misaligned weight.
     uint64_t seed = 1200;
-    const int64_t widths16[] = {4096, 2056, 8192, 5120, 16384, 12288, 4096};
-    const int64_t widths32[] = {2048, 1028, 4096, 3072, 8192, 6144, 2048};
-    for (opkit_dtype d : kFloats)
-        for (int i = 0; i < 7; ++i)
-            for (int64_t rows : i < 6 ? std::vector<int64_t>{600, 3} : std::vector<int64_t>{4224})
+    const std::vector<int64_t> widths16 = {4096, 2056, 8192, 5120, 16384, 12288, 4096};
+    const std::vector<int64_t> widths32 = {2048, 1028, 4096, 3072, 8192, 6144, 16384, 12288, 2048};
+    for (opkit_dtype d : kFloats) {
+        const std::vector<int64_t>& widths = d.bits == 32 ? widths32 : widths16;
+        for (size_t i = 0; i < widths.size(); ++i)
+            for (int64_t rows : i + 1 < widths.size() ? std::vector<int64_t>{600, 3} : std::vector<int64_t>{4224})
                 for (int variant = 0; variant < (rows == 600 ? 4 : 1); ++variant) {
-                    const int64_t n = d.bits == 32 ? widths32[i] : widths16[i];
+                    const int64_t n = widths[i];
                     const std::vector<int64_t> shape = {rows, n};
                     const bool misaligned_weight = variant == 3;
                     TP x = make(d, shape), dy = make(d, shape), dx = make(d, shape);
@@ -287,6 +291,7 @@ TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)
                         check_layer_norm_backward(dy, x, w, mean, rstd, dx, dw, db, what);
                     }
                 }
+    }
 }
 
 TEST_CASE("ops: softmax forward and backward match the CPU", "[gpu][ops]") {

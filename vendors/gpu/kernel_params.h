@@ -159,7 +159,8 @@ constexpr int64_t kCeStashMinPacks = 4000;  // bf16 V 32000: the shortest rows m
 // Static shared memory a row kernel may declare (its reduction scratch: group_reduce.cuh's
 // kReduceSlots floats, twice that in the norm stash backwards), which the host leaves
 // free when it sizes dynamic shared memory (kStaticSharedReserve, device.h).
-constexpr int64_t kKernelStaticSharedMax = int64_t(1) << 10;
+// 64 bytes more for the cluster-split stash kernels' row-sum exchange (norms.cu).
+constexpr int64_t kKernelStaticSharedMax = (int64_t(1) << 10) + 64;
 struct NormStashConfig {
     int threads, chunks;
 };
@@ -170,6 +171,19 @@ constexpr int64_t kNormStashMaxPacks32 = 1024;
 // Resident threads the stash kernels are built for: two 256-thread blocks an SM, or one
 // of 512 (at most 128 registers a thread).
 constexpr int kNormStashResident = 512;
+// fp32 rows of more than kNormStashSplitMinPacks and at most kNormStashSplit x threads x
+// chunks packs, an even count: two of them do not fit a block (x and dy of a row of 16384
+// are 128 KB), so each row is split over a cluster of kNormStashSplit blocks, each holding a
+// ring of its part, whose row sums the blocks add through distributed shared memory
+// (opk_{rms,ln}_bwd_stash_f32_k2[_exact]). Measured on the H200 (bench/results/
+// 2026-11-29-s13/r1, norm_backward_stash.cu, 8192x16384 with the column sums): rms_norm
+// 0.534 -> 0.473 ms, layer_norm 0.651 -> 0.468 against the library's streamed kernels
+// there; clusters of four blocks of 512 threads and two packs 0.695 / 0.678 (the grid of
+// 30 clusters leaves SMs idle). In bf16, where a row fits a block, the split lost to the
+// one-block configs (rows of 16384: 0.327 / 0.339 against 0.224 / 0.232).
+constexpr NormStashConfig kNormStashSplitConfig = {512, 4};
+constexpr int kNormStashSplit = 2;
+constexpr int64_t kNormStashSplitMinPacks = 2048;
 // Backward kernels keep two rows (dy and y; dy and x): half the packs per thread.
 constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2, 2}, {0, 1, 2, 2}, {0, 1, 0, 0}};
 // softmax's backward of rows exact for config 1 here (four packs a thread in fp32, two in
@@ -395,6 +409,10 @@ struct EmbeddingArgs {
         {{stem "_f32_s0", stem "_f32_s0_exact"}, {stem "_f32_s1", stem "_f32_s1_exact"}, {nullptr, nullptr}}, \
             OPK_NORM_STASH_TYPE(stem, "f16"), OPK_NORM_STASH_TYPE(stem, "bf16")                     \
     }
+// The fp32 kernels split over clusters of kNormStashSplit blocks: [exact].
+#define OPK_NORM_STASH_SPLIT_NAMES(stem) \
+    { stem "_f32_k2", stem "_f32_k2_exact" }
+static_assert(opk::kNormStashSplit == 2, "the split kernels' names say k2");
 static_assert(opk::kNormStashMaxPacks32 == int64_t(opk::kNormStashConfigs[1].threads) * opk::kNormStashConfigs[1].chunks,
               "fp32 has the stash kernels of configs 0 and 1 only");
 // Fixed-group kernels (kFixedGroups): [dtype][group], NULL where none is built (fp32 g128).

@@ -623,16 +623,21 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
 // OneSum, rms_norm's row reduction of its one sum alone (the library reduces a second,
 // zero one); SharedW, the weight row after the ring in shared memory (each thread copies
 // its own packs, as the rows'), not in registers (layer_norm's s2 kernels spill 48-84 B).
-// K > 1 (the experiment only, a kernel built with clusters of K blocks): each row split
-// into K equal parts of whole packs, one a block of the cluster, whose row sums the blocks
-// add through distributed shared memory (cluster_sums) — for rows whose x and dy do not fit
-// two to a block (fp32 rows of 16384). The host makes the packs a multiple of K.
+// K > 1 (a kernel built with clusters of K blocks; the library's fp32 _k2 kernels,
+// kNormStashSplit): each row split into K equal parts of whole packs, one a block of the
+// cluster, whose row sums the blocks add through distributed shared memory (cluster_sums)
+// — for rows whose x and dy do not fit two to a block (fp32 rows of 16384). The host makes
+// the packs a multiple of K; partial row g of dweight/dbias is cluster g's.
 template <typename T, int B, int C, bool Ln, bool Exact, bool OneSum = false, bool SharedW = false, int K = 1>
 OPK_DEV void norm_backward_stash(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     // The rows' reductions alternate between two scratches: one barrier each.
     __shared__ float smem[2][kReduceSlots];
-    static_assert(int64_t(sizeof(smem)) <= kKernelStaticSharedMax, "the host leaves kKernelStaticSharedMax free");
+    // K > 1: this block's row sums, read by the cluster's blocks; alternating as smem, so
+    // that the next row's exchange barrier orders this one's readers before its rewrite.
+    __shared__ float exchange[2][2];
+    static_assert(int64_t(sizeof(smem) + sizeof(exchange)) <= kKernelStaticSharedMax,
+                  "the host leaves kKernelStaticSharedMax free");
     const RowGroup<B> g;
     // This block's cluster (a row group), its rows, and its part of each row: with K = 1 the
     // block, g's rows, and the whole row.
@@ -750,10 +755,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
             }
         });
         group_sum<B, kSums, true>(sums, smem[j & 1]);
-        if constexpr (K > 1) {
-            __shared__ float exchange[2][kSums];  // alternate as smem: the next exchange's
-            cluster_sums<K>(sums, exchange[j & 1]);  // barrier orders this one's readers
-        }
+        if constexpr (K > 1) cluster_sums<K>(sums, exchange[j & 1]);
         // layer_norm as ln_backward_rows' exact body; rms_norm as rms_backward_rows.
         const float cg = -sums[0] * inv_n * inv;
         const float cx = Ln ? inv * inv * sums[kSums - 1] * inv_n : inv * inv * inv * sums[0] * inv_n;
@@ -849,6 +851,17 @@ OPK_ROW_KERNEL_C1_2BYTE(opk_rms_bwd_long, NormArgs, rms_backward, kRowConfigsNor
 OPK_NORM_STASH_KERNELS(opk_rms_bwd_stash, false)
 OPK_NORM_STASH_KERNELS(opk_ln_bwd_stash, true)
 static_assert(sizeof(opk::kNormStashConfigs) / sizeof(opk::kNormStashConfigs[0]) == 3, "a kernel for every config");
+// fp32 rows split over clusters of kNormStashSplit blocks (kernel_params.h says when).
+#define OPK_NORM_STASH_SPLIT_KERNEL(name, Ln, Exact)                                                  \
+    extern "C" __global__ void __cluster_dims__(opk::kNormStashSplit, 1, 1)                           \
+        OPK_BOUNDS_RESIDENT(opk::kNormStashSplitConfig.threads, opk::kNormStashResident) name(const NormArgs a) { \
+        norm_backward_stash<float, opk::kNormStashSplitConfig.threads, opk::kNormStashSplitConfig.chunks, Ln, Exact, \
+                            false, false, opk::kNormStashSplit>(a);                                 \
+    }
+OPK_NORM_STASH_SPLIT_KERNEL(opk_rms_bwd_stash_f32_k2, false, false)
+OPK_NORM_STASH_SPLIT_KERNEL(opk_rms_bwd_stash_f32_k2_exact, false, true)
+OPK_NORM_STASH_SPLIT_KERNEL(opk_ln_bwd_stash_f32_k2, true, false)
+OPK_NORM_STASH_SPLIT_KERNEL(opk_ln_bwd_stash_f32_k2_exact, true, true)
 #endif
 
 // dweight / dbias: out[j] = sum over groups of partial[g][j], converted to the weight's

@@ -46,50 +46,65 @@ const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
 // The backwards with the rows stashed in shared memory: [dtype][config][exact].
 const char* const kRmsBwdStash[3][3][2] = OPK_NORM_STASH_NAMES("opk_rms_bwd_stash");
 const char* const kLnBwdStash[3][3][2] = OPK_NORM_STASH_NAMES("opk_ln_bwd_stash");
+// fp32 rows split over a cluster (kNormStashSplit): [exact].
+const char* const kRmsBwdStashSplit32[2] = OPK_NORM_STASH_SPLIT_NAMES("opk_rms_bwd_stash");
+const char* const kLnBwdStashSplit32[2] = OPK_NORM_STASH_SPLIT_NAMES("opk_ln_bwd_stash");
 
 // A backward through a stash kernel (kNormStashConfigs, kernel_params.h): on a device that
-// launches clusters (the kernels are sm_90+ code, clusters of one block), for rows of
-// more than kNormStashMinPacks and at most the largest config's packs (fp32:
-// kNormStashMaxPacks32), whole packs with
-// every row view 16-byte aligned, where kNormStashSlots rows (at least two) of x and dy
-// fit a block's shared memory; the first config whose threads x chunks holds the row, its
-// exact kernel where the row is exactly that. The grid is the blocks that fit at once, at
-// most one a row (each block steps over rows, its ring streaming the next ones in).
-// Returns the kernel's name with *p (groups = blocks: one partial row each) and the ring's
-// rows in *slots, or NULL.
+// launches clusters (the kernels are sm_90+ code), for rows of more than
+// kNormStashMinPacks and at most the largest config's packs (fp32: kNormStashMaxPacks32,
+// and from kNormStashSplitMinPacks the rows split over a cluster, kNormStashSplit), whole
+// packs with every row view 16-byte aligned, where kNormStashSlots rows (at least two) of
+// x and dy (of a block's part of them) fit a block's shared memory; the first config whose
+// threads x chunks holds the row, its exact kernel where the row is exactly that. The grid
+// is the clusters that fit at once, at most one a row (each steps over rows, its ring
+// streaming the next ones in). Returns the kernel's name with *p (groups = clusters: one
+// partial row each) and the ring's rows in *slots, or NULL.
 const char* stash_backward_plan(Device& d, bool layer, int type, int64_t rows, int64_t n, size_t es,
                                 std::initializer_list<const opk::RowsView*> views, RowPlan* p, int* slots) {
     const int64_t pack = int64_t(16 / es);
     if (!d.clusters || n % pack != 0) return nullptr;
     const int64_t packs = n / pack;
-    if (packs <= opk::kNormStashMinPacks || (es == 4 && packs > opk::kNormStashMaxPacks32)) return nullptr;
+    if (packs <= opk::kNormStashMinPacks) return nullptr;
     for (const opk::RowsView* v : views)
         if (!v->vec) return nullptr;
-    int config = 0;
-    while (config < 3 && int64_t(opk::kNormStashConfigs[config].threads) * opk::kNormStashConfigs[config].chunks < packs)
-        ++config;
-    if (config == 3) return nullptr;
-    const opk::NormStashConfig& c = opk::kNormStashConfigs[config];
-    const int64_t slot = 2 * n * int64_t(es);
+    opk::NormStashConfig c{};
+    int split = 1;
+    const char* name = nullptr;
+    if (es == 4 && packs > opk::kNormStashSplitMinPacks) {
+        c = opk::kNormStashSplitConfig;
+        split = opk::kNormStashSplit;
+        if (packs % split != 0 || packs > int64_t(split) * c.threads * c.chunks) return nullptr;
+        name = (layer ? kLnBwdStashSplit32 : kRmsBwdStashSplit32)[packs == int64_t(split) * c.threads * c.chunks];
+    } else {
+        if (es == 4 && packs > opk::kNormStashMaxPacks32) return nullptr;
+        int config = 0;
+        while (config < 3 &&
+               int64_t(opk::kNormStashConfigs[config].threads) * opk::kNormStashConfigs[config].chunks < packs)
+            ++config;
+        if (config == 3) return nullptr;
+        c = opk::kNormStashConfigs[config];
+        name = (layer ? kLnBwdStash : kRmsBwdStash)[type][config][packs == int64_t(c.threads) * c.chunks];
+    }
+    if (!name) return nullptr;
+    const int64_t slot = 2 * (n / split) * int64_t(es);
     const int64_t rows_fit = (int64_t(d.shared_per_block) - int64_t(kStaticSharedReserve)) / slot;
     const int ring = int(std::min<int64_t>(opk::kNormStashSlots, rows_fit));
     if (ring < 2) return nullptr;
-    const bool exact = packs == int64_t(c.threads) * c.chunks;
-    const char* name = (layer ? kLnBwdStash : kRmsBwdStash)[type][config][exact ? 1 : 0];
-    if (!name) return nullptr;
     const size_t smem = size_t(ring) * size_t(slot);
     // At most the blocks an SM that the kernels are built for (kNormStashResident): where
     // fewer registers let a third 256-thread block fit (f16 rms_norm, 80 registers), the
     // rows in flight rose and it ran slower (H200, 32768x4096: 0.207 -> 0.229 ms; three
     // slots a block measured the same way, kernel_params.h).
-    const int64_t fit = active_clusters(d, Module::norms, name, unsigned(c.threads), smem, 1);
-    const int64_t blocks = std::min<int64_t>(fit, int64_t(d.sm_count) * (opk::kNormStashResident / c.threads));
-    if (blocks < 1) return nullptr;
+    const int64_t fit = active_clusters(d, Module::norms, name, unsigned(c.threads), smem, split);
+    const int64_t clusters =
+        std::min<int64_t>(fit, int64_t(d.sm_count) * (opk::kNormStashResident / c.threads) / split);
+    if (clusters < 1) return nullptr;
     RowPlan f{};
     f.config = 1;
     f.block = unsigned(c.threads);
-    f.grid = size_t(std::min(rows, blocks));
-    f.groups = int64_t(f.grid);
+    f.groups = std::min(rows, clusters);
+    f.grid = size_t(f.groups) * size_t(split);
     f.smem = smem;
     *p = f;
     *slots = ring;
