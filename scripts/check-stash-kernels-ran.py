@@ -9,8 +9,10 @@ own assertions cannot tell which ran. This reads the per-kernel summary Nsight C
 prints for those test cases and fails unless every stash kernel the host can launch
 appears in it.
 
-    ncu --print-summary per-kernel --metrics gpu__time_duration.sum -k regex:_stash_ \\
+    ncu --print-summary per-kernel --metrics gpu__time_duration.sum --kernel-id ::regex:_stash_:1 \\
         <build>/bin/opkit_cuda_tests "<the stash test cases>" > ncu.log
+
+(--kernel-id's invocation 1: each kernel's first launch alone is profiled.)
     scripts/check-stash-kernels-ran.py ncu.log
 
 scripts/gpu-check.sh runs both where `ncu` is installed. The expected names are listed
