@@ -25,6 +25,7 @@ import sys
 CE_CLUSTERS = (1, 2, 4, 8)  # kCeStashMaxCluster = 8, powers of two
 NORM_CONFIGS = {"f32": (0, 1), "f16": (0, 1, 2), "bf16": (0, 1, 2)}  # kNormStashMaxPacks32: fp32 has no s2
 NORM_SPLIT = {"f32": (2,)}  # fp32 rows split over a cluster of kNormStashSplit blocks
+LN_FWD_CONFIGS = {"f16": (0, 1)}  # kLnFwdStashConfigs: f16 only
 
 
 def expected_names():
@@ -35,6 +36,8 @@ def expected_names():
             for i in NORM_CONFIGS[dt]:
                 names.add(f"opk_{op}_bwd_stash_{dt}_s{i}")
                 names.add(f"opk_{op}_bwd_stash_{dt}_s{i}_exact")
+            for i in LN_FWD_CONFIGS.get(dt, ()) if op == "ln" else ():
+                names.add(f"opk_ln_fwd_stash_{dt}_s{i}")
             for k in NORM_SPLIT.get(dt, ()):
                 names.add(f"opk_{op}_bwd_stash_{dt}_k{k}")
                 names.add(f"opk_{op}_bwd_stash_{dt}_k{k}_exact")

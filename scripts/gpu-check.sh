@@ -55,7 +55,7 @@ step conformance "$build/bin/opkit-conformance" --vendor cuda
 step cuda-tests-no-clusters env OPKIT_CUDA_CLUSTER_KERNELS=0 "$build/bin/opkit_cuda_tests" \
   "ops: rms_norm*,ops: layer_norm*,ops: norm backwards*,ops: cross_entropy*"
 # Their results match, so only a profiler tells which kernel ran: every stash kernel must
-# show up in Nsight Compute's summary of the two stash test cases (on a device with
+# show up in Nsight Compute's summary of the three stash test cases (on a device with
 # cluster launch; the check says what is missing). Only the first launch of each kernel is
 # profiled (--kernel-id's invocation 1): profiling every launch of the two cases took more
 # than two minutes.
@@ -63,7 +63,7 @@ if command -v ncu >/dev/null && [ "$(nvidia-smi --query-gpu=compute_cap --format
                                     head -n 1 | cut -d. -f1)" -ge 9 ] 2>/dev/null; then
   stash_ran() {
     ncu --print-summary per-kernel --metrics gpu__time_duration.sum --kernel-id ::regex:_stash_:1 "$build/bin/opkit_cuda_tests" \
-      "ops: norm backwards through the stash kernels*,ops: cross_entropy forward with dlogits through the stash kernels*" \
+      "ops: norm backwards through the stash kernels*,ops: layer_norm forward through the stash kernels*,ops: cross_entropy forward with dlogits through the stash kernels*" \
       > "$out/stash-kernels-ncu.log" 2>&1 || return 1
     python3 scripts/check-stash-kernels-ran.py "$out/stash-kernels-ncu.log"
   }

@@ -9,8 +9,9 @@ gate's derivation through the C++ preprocessor, filtered by its NVIDIA_ONLY_RE),
 stash kernel added to the host without the checker fails here. The parser reads real
 Nsight Compute summaries kept under bench/results: call 2 of the twelfth session (the norm
 stash test case, every norm stash kernel of one block), call 2 of the thirteenth (the same
-case, the fp32 kernels split over two blocks alone) and call 7 of the eleventh (the
-cross-entropy stash test case, every cross-entropy stash kernel).
+case, the fp32 kernels split over two blocks alone), call 4 of the thirteenth (the
+layer_norm ring forward case, of a build that also had bf16 ring kernels) and call 7 of
+the eleventh (the cross-entropy stash test case, every cross-entropy stash kernel).
 """
 import importlib.util
 import os
@@ -26,6 +27,7 @@ GATE = os.path.join(ROOT, "scripts", "check-code-objects.py")
 NORM_LOG = os.path.join(ROOT, "bench", "results", "2026-11-29-s12", "r2", "ncu-stash.txt")
 CE_LOG = os.path.join(ROOT, "bench", "results", "2026-11-29-s11", "r7", "ncu-stash.txt")
 SPLIT_LOG = os.path.join(ROOT, "bench", "results", "2026-11-29-s13", "r2", "ncu-k2.txt")
+LN_FWD_LOG = os.path.join(ROOT, "bench", "results", "2026-11-29-s13", "r4", "ncu-lnfwd.txt")
 
 
 def load(path, name):
@@ -47,25 +49,25 @@ def test_expected_names_are_the_hosts_nvidia_only_kernels():
     host = {n for n in gate.host_kernel_names(ROOT, cxx) if gate.NVIDIA_ONLY_RE.match(n)}
     want = load(CHECK, "check_stash_kernels_ran").expected_names()
     assert host == want, f"host only: {sorted(host - want)}; checker only: {sorted(want - host)}"
-    assert len(want) == 48, len(want)
+    assert len(want) == 50, len(want)
 
 
 def test_both_test_cases_together_pass():
     with tempfile.TemporaryDirectory() as tmp:
         both = os.path.join(tmp, "ncu.log")
         with open(both, "w") as out:
-            for log in (NORM_LOG, SPLIT_LOG, CE_LOG):
+            for log in (NORM_LOG, SPLIT_LOG, LN_FWD_LOG, CE_LOG):
                 with open(log) as f:
                     out.write(f.read())
         r = run(both)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "all 48 stash kernels ran" in r.stdout
+    assert "all 50 stash kernels ran" in r.stdout
 
 
 def test_missing_kernels_fail_and_are_named():
-    r = run(NORM_LOG)  # the norm case of call 2 of s12 alone: no cross-entropy or split kernel ran
+    r = run(NORM_LOG)  # the norm case of call 2 of s12 alone: no cross-entropy, split or ring forward ran
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "16 of 48" in r.stdout and "opk_ce_fwd_stash_bf16_k4" in r.stdout
+    assert "18 of 50" in r.stdout and "opk_ce_fwd_stash_bf16_k4" in r.stdout
     assert "opk_ln_bwd_stash_f32_k2_exact" in r.stdout
     assert "opk_ln_bwd_stash_bf16_s2_exact" not in r.stdout
 
@@ -73,7 +75,7 @@ def test_missing_kernels_fail_and_are_named():
 def test_one_kernel_missing_fails():
     with open(NORM_LOG) as f:
         text = f.read()
-    for log in (SPLIT_LOG, CE_LOG):
+    for log in (SPLIT_LOG, LN_FWD_LOG, CE_LOG):
         with open(log) as f:
             text += f.read()
     # Drop every summary line of one kernel (its name followed by its launch shape).
@@ -84,7 +86,7 @@ def test_one_kernel_missing_fails():
             f.write(kept)
         r = run(log)
     assert r.returncode == 1, r.stdout
-    assert "1 of 48" in r.stdout and "opk_rms_bwd_stash_f16_s1_exact" in r.stdout
+    assert "1 of 50" in r.stdout and "opk_rms_bwd_stash_f16_s1_exact" in r.stdout
 
 
 def test_a_log_without_kernels_fails():
@@ -93,7 +95,7 @@ def test_a_log_without_kernels_fails():
         with open(log, "w") as f:
             f.write("==PROF== No kernels were profiled.\n")
         r = run(log)
-    assert r.returncode == 1 and "48 of 48" in r.stdout, r.stdout
+    assert r.returncode == 1 and "50 of 50" in r.stdout, r.stdout
 
 
 if __name__ == "__main__":

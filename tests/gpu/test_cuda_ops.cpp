@@ -229,6 +229,45 @@ TEST_CASE("ops: layer_norm forward and backward match the CPU", "[gpu][ops]") {
             }
 }
 
+TEST_CASE("ops: layer_norm forward through the stash kernels (rows in shared memory)", "[gpu][ops]") {
+    if (!cuda_or_skip()) return;
+    // On a device with thread-block clusters (sm_90+), f16 rows of exactly 8192 and 16384
+    // elements run opk_ln_fwd_stash_f16_s0 / _s1 (kLnFwdStashConfigs: a ring of two and
+    // three rows of x); bf16 rows the fixed-group kernels, checked here too. 600 rows: more
+    // than twice the blocks that fit at once (264 of s0 on 132 SMs), so the rings are
+    // refilled; 3: fewer rows than blocks. Variants: weight and bias, neither, bias only, a
+    // misaligned weight and bias (read pack by pack).
+    uint64_t seed = 1300;
+    for (opkit_dtype d : {f16(), bf16()})
+        for (int64_t n : {int64_t(8192), int64_t(16384)})
+            for (int64_t rows : {int64_t(600), int64_t(3)})
+                for (int variant = 0; variant < (rows == 600 ? 4 : 1); ++variant) {
+                    const std::vector<int64_t> shape = {rows, n};
+                    const std::string what = "layer_norm forward stash " + std::string(dtype_name(d)) + " " +
+                                             shape_str(shape) + " variant " + std::to_string(variant);
+                    INFO(what);
+                    const Layout params{{}, 0, variant == 3 ? 1 : 0};
+                    TP x = make(d, shape), y = make(d, shape);
+                    TP w = variant == 0 || variant == 3 ? make(d, {n}, params) : nullptr;
+                    TP b = variant != 1 ? make(d, {n}, params) : nullptr;
+                    TP mean = make(f32(), {rows}), rstd = make(f32(), {rows});
+                    x->random(-2, 3, seed++);  // a mean away from zero
+                    if (w) w->random(-1.5f, 1.5f, seed++);
+                    if (b) b->random(-1, 1, seed++);
+                    for (Tensor* t : {y.get(), mean.get(), rstd.get()}) t->poison();
+                    for (Tensor* t : {x.get(), y.get(), mean.get(), rstd.get()}) t->upload();
+                    if (w) w->upload();
+                    if (b) b->upload();
+                    both([&](bool g) {
+                        return opkit_layer_norm_forward(on(g, x), on(g, w), on(g, b), 1e-5f, on(g, y), on(g, mean),
+                                                        on(g, rstd), nullptr);
+                    });
+                    CHECK(same(*y, "layer_norm_forward", "y", what + " y"));
+                    CHECK(same(*mean, "layer_norm_forward", "mean", what + " mean", 1.0));
+                    CHECK(same(*rstd, "layer_norm_forward", "rstd", what + " rstd"));
+                }
+}
+
 TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     // On a device with thread-block clusters (sm_90+), both backwards of whole aligned rows
