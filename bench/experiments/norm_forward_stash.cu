@@ -15,6 +15,8 @@
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o norm_forward_stash \
 //        bench/experiments/norm_forward_stash.cu 2> ptxas.txt
 //   ./norm_forward_stash        # on the GPU machine
+// (bench/results/2026-11-29-s13/r3 came from this file at be13327, whose layer_norm body was
+// its own copy of what is now the library's ln_forward_stash.)
 #include "../../vendors/gpu/norms.cu"
 #include "dense_rows.cuh"
 #include "fill_pattern.cuh"
@@ -27,28 +29,24 @@ using namespace opk;
 
 enum { kRms, kLn };
 
-// The forward of the rows of a block, x read through a ring of a.stash_slots rows.
-template <typename T, int B, int C, bool Ln>
-__device__ void forward_stash(const NormArgs& a) {
+// rms_norm's forward of the rows of a block, x read through a ring of a.stash_slots rows:
+// the layer_norm body of the library's ring forwards (ln_forward_stash in norms.cu, which
+// came from this file) without the bias and the mean, one reduction a row on alternating
+// scratches.
+template <typename T, int B, int C>
+__device__ void rms_forward_stash(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
-    __shared__ float smem[2][kReduceSlots];  // layer_norm: [0] the mean's, [1] the variance's
+    __shared__ float smem[2][kReduceSlots];
     const RowGroup<B> g;
     const Span sp = g.span(a.n, P);
     const int slots = a.stash_slots;
     uint4* const ring = reinterpret_cast<uint4*>(norm_columns);  // [slots][packs]
     WeightRegs<T, C> weight(static_cast<const T*>(a.weight), sp, a.weight_vec, 0.0f);
-    RowCache<T, C> bias;  // zero bits: 0.0 in every type
-#pragma unroll
-    for (int i = 0; i < C; ++i) bias.raw[i] = make_uint4(0, 0, 0, 0);
-    if (Ln && a.bias) bias.load(static_cast<const T*>(a.bias), sp, a.bias_vec);
-    const float offset = !Ln && a.weight ? a.weight_offset : 0.0f;
+    const float offset = a.weight ? a.weight_offset : 0.0f;
     const int mine = g.first_row < a.rows ? int((a.rows - g.first_row + g.row_step - 1) / g.row_step) : 0;
     auto mine_packs = [&](auto&& f) {
 #pragma unroll
-        for (int i = 0; i < C; ++i) {
-            const int64_t c = int64_t(i) * B + g.lane;
-            if (c < sp.packs) f(i, c);
-        }
+        for (int i = 0; i < C; ++i) f(i, int64_t(i) * B + g.lane);  // rows exactly B x C packs
     };
     auto request = [&](int j, int slot) {
         if (j < mine) {
@@ -69,54 +67,36 @@ __device__ void forward_stash(const NormArgs& a) {
         fill_slot = read_slot;
         read_slot = read_slot + 1 == slots ? 0 : read_slot + 1;
 #pragma unroll
-        for (int i = 0; i < C; ++i) {  // unpacked once a row, not held unpacked across rows
-            per_iteration_words(weight.packs.raw[i]);
-            if (Ln) per_iteration_words(bias.raw[i]);
-        }
-        float s0[1] = {0.0f};
+        for (int i = 0; i < C; ++i) per_iteration_words(weight.packs.raw[i]);
+        float ss[1] = {0.0f};
         mine_packs([&](int, int64_t c) {
             float x[P];
             unpack<T, P>(slot[c], x);
 #pragma unroll
-            for (int k = 0; k < P; ++k) s0[0] += Ln ? x[k] : x[k] * x[k];
+            for (int k = 0; k < P; ++k) ss[0] += x[k] * x[k];
         });
-        group_sum<B, 1, true>(s0, smem[Ln ? 0 : (j & 1)]);
-        float mu = 0.0f, inv;
-        if constexpr (Ln) {
-            mu = s0[0] * inv_n;
-            float s1[1] = {0.0f};
-            mine_packs([&](int, int64_t c) {
-                float x[P];
-                unpack<T, P>(slot[c], x);
-#pragma unroll
-                for (int k = 0; k < P; ++k) s1[0] += (x[k] - mu) * (x[k] - mu);
-            });
-            group_sum<B, 1, true>(s1, smem[1]);
-            inv = rsqrtf(s1[0] * inv_n + a.eps);
-        } else {
-            inv = 1.0f / sqrtf(s0[0] * inv_n + a.eps);
-        }
+        group_sum<B, 1, true>(ss, smem[j & 1]);
+        const float inv = 1.0f / sqrtf(ss[0] * inv_n + a.eps);
         T* yr = row_ptr<T>(a.y, r);
         mine_packs([&](int i, int64_t c) {
-            float x[P], wv[P], bv[P], out[P];
+            float x[P], wv[P], out[P];
             unpack<T, P>(slot[c], x);
             unpack<T, P>(weight.packs.raw[i], wv);
-            unpack<T, P>(bias.raw[i], bv);
 #pragma unroll
-            for (int k = 0; k < P; ++k) out[k] = Ln ? fmaf((x[k] - mu) * inv, wv[k], bv[k]) : x[k] * inv * (wv[k] + offset);
+            for (int k = 0; k < P; ++k) out[k] = x[k] * inv * (wv[k] + offset);
             store_pack<T, P, CacheHint::normal, true>(yr, c, sp.n, true, out);
         });
-        if (g.lane == 0) {
-            if (a.rstd.data) strided_set<float>(a.rstd, r, inv);
-            if (Ln && a.mean.data) strided_set<float>(a.mean, r, mu);
-        }
+        if (g.lane == 0 && a.rstd.data) strided_set<float>(a.rstd, r, inv);
     }
     async_wait_pending<0>();
 }
 
 template <int Op, typename T, int B, int C, int M>
 __global__ void __launch_bounds__(B, M) stash_variant(const NormArgs a) {
-    forward_stash<T, B, C, Op == kLn>(a);
+    if constexpr (Op == kLn)
+        opk::ln_forward_stash<T, B, C>(a);
+    else
+        rms_forward_stash<T, B, C>(a);
 }
 
 static int sms;
@@ -219,7 +199,7 @@ static void run_today(Shape& s) {
 template <int Op, typename T, int B, int C, int M>
 static void run_stash(Shape& s, std::initializer_list<int> ring_sizes) {
     constexpr int P = 16 / sizeof(T);
-    if (s.n / P > int64_t(B) * C || s.n / P <= int64_t(B) * (C - 1)) return;  // C packs a thread
+    if (s.n / P != int64_t(B) * C) return;  // rows of exactly C packs a thread
     auto k = stash_variant<Op, T, B, C, M>;
     cudaFuncAttributes attr{};
     cudaFuncGetAttributes(&attr, k);

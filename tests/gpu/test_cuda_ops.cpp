@@ -135,6 +135,22 @@ void check_rms_norm_backward(const TP& dy, const TP& x, const TP& w, const TP& r
     if (dw) CHECK(same(*dw, "rms_norm_backward", "dweight", what + " dweight"));
 }
 
+// x, w and b hold their values on the host; y, mean and rstd are poisoned on both sides.
+void check_layer_norm_forward(const TP& x, const TP& w, const TP& b, const TP& y, const TP& mean, const TP& rstd,
+                              const std::string& what) {
+    for (Tensor* t : {y.get(), mean.get(), rstd.get()}) t->poison();
+    for (Tensor* t : {x.get(), y.get(), mean.get(), rstd.get()}) t->upload();
+    if (w) w->upload();
+    if (b) b->upload();
+    both([&](bool g) {
+        return opkit_layer_norm_forward(on(g, x), on(g, w), on(g, b), 1e-5f, on(g, y), on(g, mean), on(g, rstd),
+                                        nullptr);
+    });
+    CHECK(same(*y, "layer_norm_forward", "y", what + " y"));
+    CHECK(same(*mean, "layer_norm_forward", "mean", what + " mean", 1.0));
+    CHECK(same(*rstd, "layer_norm_forward", "rstd", what + " rstd"));
+}
+
 void check_layer_norm_backward(const TP& dy, const TP& x, const TP& w, const TP& mean, const TP& rstd, const TP& dx,
                                const TP& dw, const TP& db, const std::string& what) {
     for (const TP* t : {&dx, &dw, &db})
@@ -208,17 +224,7 @@ TEST_CASE("ops: layer_norm forward and backward match the CPU", "[gpu][ops]") {
                 x->random(-2, 3, seed++);  // a mean away from zero
                 if (w) w->random(-1.5f, 1.5f, seed++);
                 if (b) b->random(-1, 1, seed++);
-                for (Tensor* t : {y.get(), mean.get(), rstd.get()}) t->poison();
-                for (Tensor* t : {x.get(), y.get(), mean.get(), rstd.get()}) t->upload();
-                if (w) w->upload();
-                if (b) b->upload();
-                both([&](bool g) {
-                    return opkit_layer_norm_forward(on(g, x), on(g, w), on(g, b), 1e-5f, on(g, y), on(g, mean),
-                                                    on(g, rstd), nullptr);
-                });
-                CHECK(same(*y, "layer_norm_forward", "y", what + " y"));
-                CHECK(same(*mean, "layer_norm_forward", "mean", what + " mean", 1.0));
-                CHECK(same(*rstd, "layer_norm_forward", "rstd", what + " rstd"));
+                check_layer_norm_forward(x, w, b, y, mean, rstd, what);
 
                 TP dy = make(d, c.shape, c.layout), dx = make(d, c.shape, c.layout);
                 TP dw = w ? make(d, {n}) : nullptr;
@@ -254,17 +260,7 @@ TEST_CASE("ops: layer_norm forward through the stash kernels (rows in shared mem
                     x->random(-2, 3, seed++);  // a mean away from zero
                     if (w) w->random(-1.5f, 1.5f, seed++);
                     if (b) b->random(-1, 1, seed++);
-                    for (Tensor* t : {y.get(), mean.get(), rstd.get()}) t->poison();
-                    for (Tensor* t : {x.get(), y.get(), mean.get(), rstd.get()}) t->upload();
-                    if (w) w->upload();
-                    if (b) b->upload();
-                    both([&](bool g) {
-                        return opkit_layer_norm_forward(on(g, x), on(g, w), on(g, b), 1e-5f, on(g, y), on(g, mean),
-                                                        on(g, rstd), nullptr);
-                    });
-                    CHECK(same(*y, "layer_norm_forward", "y", what + " y"));
-                    CHECK(same(*mean, "layer_norm_forward", "mean", what + " mean", 1.0));
-                    CHECK(same(*rstd, "layer_norm_forward", "rstd", what + " rstd"));
+                    check_layer_norm_forward(x, w, b, y, mean, rstd, what);
                 }
 }
 
