@@ -115,10 +115,10 @@ const char* stash_backward_plan(Device& d, bool layer, int type, int64_t rows, i
 
 // layer_norm's forward through a ring (kLnFwdStashConfigs, kernel_params.h): on a device
 // that launches clusters, f16 rows (bf16 ran slower, kernel_params.h) of exactly a
-// config's threads x chunks packs, every
-// row view 16-byte aligned, where the config's ring fits a block's shared memory. The grid
-// is the blocks that fit at once, at most kLnFwdStashResident threads' worth an SM and one
-// a row. Returns the kernel's name with *p and the ring's rows in *slots, or NULL.
+// config's threads x chunks packs, every row view 16-byte aligned, where the config's ring
+// fits a block's shared memory. The grid is the blocks that fit at once, at most
+// kLnFwdStashResident threads' worth an SM and one a row. Returns the kernel's name with
+// *p and the ring's rows in *slots, or NULL.
 const char* ln_stash_forward_plan(Device& d, int type, int64_t rows, int64_t n,
                                   std::initializer_list<const opk::RowsView*> views, RowPlan* p, int* slots) {
     if (!d.clusters || type != 1 || n % 8 != 0) return nullptr;  // type 1: f16
