@@ -141,7 +141,8 @@ static double check(const Shape& s) {
     double worst = 0.0;
     for (int64_t first : {int64_t(0), s.rows - 4}) {
         const std::vector<double> x = host_rows<T>(s.x, first, 4, s.n), y = host_rows<T>(s.y, first, 4, s.n);
-        const std::vector<double> rstd = host_rows<float>(s.rstd, first, 4, 1), mean = host_rows<float>(s.mean, first, 4, 1);
+        const std::vector<double> rstd = host_rows<float>(s.rstd, first, 4, 1);
+        const std::vector<double> mean = host_rows<float>(s.mean, first, 4, 1);
         for (int r = 0; r < 4; ++r) {
             const double* xr = &x[size_t(r * s.n)];
             double mu = 0.0, var = 0.0;
@@ -149,7 +150,9 @@ static double check(const Shape& s) {
             mu = s.op == kLn ? mu / double(s.n) : 0.0;
             for (int64_t k = 0; k < s.n; ++k) var += (xr[k] - mu) * (xr[k] - mu);
             const double inv = 1.0 / std::sqrt(var / double(s.n) + 1e-5);
-            auto diff = [&](double got, double want) { worst = std::max(worst, std::fabs(got - want) / (1.0 + std::fabs(want))); };
+            auto diff = [&](double got, double want) {
+                worst = std::max(worst, std::fabs(got - want) / (1.0 + std::fabs(want)));
+            };
             diff(rstd[size_t(r)], inv);
             if (s.op == kLn) diff(mean[size_t(r)], mu);
             for (int64_t k = 0; k < s.n; ++k)
@@ -162,8 +165,9 @@ static double check(const Shape& s) {
 template <typename T>
 static void print_line(Shape& s, const char* tag, float ms) {
     const double bytes = 2.0 * double(s.rows * s.n) * double(s.esize);
-    std::printf("%-7s %-4s %6lldx%-6lld %-34s %8.4f ms %6.0f GB/s  max rel err %.2e\n", s.op == kRms ? "rms_fwd" : "ln_fwd",
-                sizeof(T) == 2 ? "bf16" : "f32", (long long)s.rows, (long long)s.n, tag, ms, bytes / ms / 1e6,
+    std::printf("%-7s %-4s %6lldx%-6lld %-34s %8.4f ms %6.0f GB/s  max rel err %.2e\n",
+                s.op == kRms ? "rms_fwd" : "ln_fwd", sizeof(T) == 2 ? "bf16" : "f32", (long long)s.rows,
+                (long long)s.n, tag, ms, bytes / ms / 1e6,
                 check<T>(s));
     cudaMemset(s.y, 0, size_t(s.rows * s.n) * s.esize);
 }

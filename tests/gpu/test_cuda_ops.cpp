@@ -242,19 +242,20 @@ TEST_CASE("ops: layer_norm forward through the stash kernels (rows in shared mem
     // three rows of x); bf16 rows the fixed-group kernels, checked here too. 600 rows: more
     // than twice the blocks that fit at once (264 of s0 on 132 SMs), so the rings are
     // refilled; 3: fewer rows than blocks. Variants: weight and bias, neither, bias only, a
-    // misaligned weight and bias (read pack by pack).
+    // misaligned weight and bias (read pack by pack), rows 8 elements apart past their end
+    // (16 bytes: still aligned rows, so the ring; the padding must stay untouched).
     uint64_t seed = 1300;
     for (opkit_dtype d : {f16(), bf16()})
         for (int64_t n : {int64_t(8192), int64_t(16384)})
             for (int64_t rows : {int64_t(600), int64_t(3)})
-                for (int variant = 0; variant < (rows == 600 ? 4 : 1); ++variant) {
+                for (int variant = 0; variant < (rows == 600 ? 5 : 1); ++variant) {
                     const std::vector<int64_t> shape = {rows, n};
                     const std::string what = "layer_norm forward stash " + std::string(dtype_name(d)) + " " +
                                              shape_str(shape) + " variant " + std::to_string(variant);
                     INFO(what);
-                    const Layout params{{}, 0, variant == 3 ? 1 : 0};
-                    TP x = make(d, shape), y = make(d, shape);
-                    TP w = variant == 0 || variant == 3 ? make(d, {n}, params) : nullptr;
+                    const Layout params{{}, 0, variant == 3 ? 1 : 0}, rows_layout{{}, variant == 4 ? 8 : 0, 0};
+                    TP x = make(d, shape, rows_layout), y = make(d, shape, rows_layout);
+                    TP w = variant == 0 || variant >= 3 ? make(d, {n}, params) : nullptr;
                     TP b = variant != 1 ? make(d, {n}, params) : nullptr;
                     TP mean = make(f32(), {rows}), rstd = make(f32(), {rows});
                     x->random(-2, 3, seed++);  // a mean away from zero
@@ -281,7 +282,9 @@ TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)
     // exact), so every slot of every ring is refilled many times.
     // Variants: rms_norm with a weight, without one, with a Gemma offset and no dweight,
     // with a misaligned weight; layer_norm with weight and bias, without a weight, with a
-    // weight and no dbias, with a misaligned weight.
+    // weight and no dbias, with a misaligned weight; and for each dtype's first width and
+    // fp32's split widths a fifth, as the first with x, dy and dx rows 16 bytes apart past
+    // their end (still aligned rows, so the same kernels; the padding must stay untouched).
     uint64_t seed = 1200;
     const std::vector<int64_t> widths16 = {4096, 2056, 8192, 5120, 16384, 12288, 4096};
     const std::vector<int64_t> widths32 = {2048, 1028, 4096, 3072, 8192, 6144, 16384, 12288, 2048};
@@ -289,13 +292,17 @@ TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)
         const std::vector<int64_t>& widths = d.bits == 32 ? widths32 : widths16;
         for (size_t i = 0; i < widths.size(); ++i)
             for (int64_t rows : i + 1 < widths.size() ? std::vector<int64_t>{600, 3} : std::vector<int64_t>{4224})
-                for (int variant = 0; variant < (rows == 600 ? 4 : 1); ++variant) {
+                for (int variant = 0;
+                     variant < (rows != 600 ? 1 : i == 0 || (d.bits == 32 && widths[i] >= 12288) ? 5 : 4);
+                     ++variant) {
                     const int64_t n = widths[i];
                     const std::vector<int64_t> shape = {rows, n};
                     const bool misaligned_weight = variant == 3;
-                    TP x = make(d, shape), dy = make(d, shape), dx = make(d, shape);
+                    const Layout rows_layout{{}, variant == 4 ? 16 / (d.bits / 8) : 0, 0};
+                    TP x = make(d, shape, rows_layout), dy = make(d, shape, rows_layout);
+                    TP dx = make(d, shape, rows_layout);
                     TP w = variant == 1 ? nullptr : make(d, {n}, Layout{{}, 0, misaligned_weight ? 1 : 0});
-                    TP y = make(d, shape), rstd = make(f32(), {rows}), mean = make(f32(), {rows});
+                    TP y = make(d, shape, rows_layout), rstd = make(f32(), {rows}), mean = make(f32(), {rows});
                     x->random(-2, 3, seed++);  // a mean away from zero
                     dy->random(-1, 1, seed++);
                     if (w) w->random(-1.5f, 1.5f, seed++);
