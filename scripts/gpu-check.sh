@@ -22,14 +22,17 @@ if [ -n "$only" ]; then  # [[ =~ ]] gives 2 for a bad expression: it must not re
   if [ $rc -eq 2 ]; then echo "gpu-check: OPKIT_GPU_CHECK_ONLY is not a valid expression: $only" >&2; exit 2; fi
 fi
 ran=0
+matched=0  # steps OPKIT_GPU_CHECK_ONLY selected, run or skipped for want of what they need
+selected() { [ -z "$only" ] || [[ $1 =~ $only ]]; }
 step() {  # step NAME COMMAND...: runs, logs to $out/NAME.log, remembers a failure
   local name=$1
   shift
-  if [ -n "$only" ] && ! [[ $name =~ $only ]]; then
+  if ! selected "$name"; then
     echo "== $name: SKIPPED (not in OPKIT_GPU_CHECK_ONLY)"
     return 0
   fi
   ran=$((ran + 1))
+  matched=$((matched + 1))
   echo "== $name: $*"
   local rc=0 t0=$SECONDS
   "$@" >"$out/$name.log" 2>&1 || rc=$?
@@ -43,7 +46,10 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 export OPKIT_LOG_LEVEL=error
 step opkit-info "$build/bin/opkit-info"
 step cuda-tests "$build/bin/opkit_cuda_tests"
-skipped() { echo "== $1: SKIPPED ($2)"; }
+skipped() {  # skipped NAME WHY: a step that cannot run here
+  if selected "$1"; then matched=$((matched + 1)); fi
+  echo "== $1: SKIPPED ($2)"
+}
 if [ -f "$build/tests/fake_vendor/decliner/libopkit_vendor_decliner.so" ]; then
   step api-tests "$build/bin/opkit_api_tests"
 else
@@ -107,9 +113,15 @@ if [ -x "$shim/opkit_hipshim_selftest" ] && [ -x "$build/bin/opkit_rocm_tests" ]
   step rocm-conformance env LD_LIBRARY_PATH="$hip" "$build/bin/opkit-conformance" --vendor rocm
   step rocm-rocblas-matmul env LD_LIBRARY_PATH="$PWD/$shim/hip:$PWD/$shim/rocblas" "$build/bin/opkit_rocm_tests" "[matmul]"
   step tiny_lm-rocm env LD_LIBRARY_PATH="$hip" "$build/bin/tiny_lm" --device rocm --text examples/tiny_lm/corpus.txt
+else
+  for name in hipshim-selftest rocm-tests rocm-conformance rocm-rocblas-matmul tiny_lm-rocm; do
+    skipped $name "needs a -DOPKIT_ROCM_TEST_ON_CUDA=ON build with $shim and $build/bin/opkit_rocm_tests carried"
+  done
 fi
-if [ -n "$only" ] && [ $ran -eq 0 ]; then
-  echo "gpu-check: OPKIT_GPU_CHECK_ONLY matched no step that could run here: $only" >&2
+# An expression that selects no step at all is a mistake (a typo would otherwise pass);
+# steps it selects that cannot run here say SKIPPED and why, as without it.
+if [ -n "$only" ] && [ $matched -eq 0 ]; then
+  echo "gpu-check: OPKIT_GPU_CHECK_ONLY matched no step: $only" >&2
   status=1
 fi
 # OPKIT_PACK_RESULTS=1: the logs as one archive, $out/results.tgz (the GPU machines' run tool
