@@ -47,7 +47,11 @@ export OPKIT_LOG_LEVEL=error
 step opkit-info "$build/bin/opkit-info"
 step cuda-tests "$build/bin/opkit_cuda_tests"
 skipped() {  # skipped NAME WHY: a step that cannot run here
-  if selected "$1"; then matched=$((matched + 1)); fi
+  if ! selected "$1"; then
+    echo "== $1: SKIPPED (not in OPKIT_GPU_CHECK_ONLY)"
+    return 0
+  fi
+  matched=$((matched + 1))
   echo "== $1: SKIPPED ($2)"
 }
 if [ -f "$build/tests/fake_vendor/decliner/libopkit_vendor_decliner.so" ]; then

@@ -83,6 +83,15 @@ def test_a_selected_step_that_cannot_run_here_is_skipped_with_its_reason():
     assert "== cuda-tests: SKIPPED (not in OPKIT_GPU_CHECK_ONLY)" in r.stdout
 
 
+def test_a_step_the_expression_leaves_out_says_so_whatever_it_lacks():
+    # Each part prints only its own steps' reasons: a step another part runs, here one that
+    # could not run anyway (no build), says it was left out, not why it cannot run.
+    with tempfile.TemporaryDirectory() as tmp:
+        r = check(parts()["cuda"], tmp)
+    assert "== rocm-tests: SKIPPED (not in OPKIT_GPU_CHECK_ONLY)" in r.stdout, r.stdout
+    assert "needs a -DOPKIT_ROCM_TEST_ON_CUDA=ON build" not in r.stdout, r.stdout
+
+
 if __name__ == "__main__":
     sys.path.insert(0, HERE)
     import plain_runner
