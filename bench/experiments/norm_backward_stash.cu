@@ -8,12 +8,13 @@
 // the bytes in flight stop bounding them? Each line times the row kernel plus the column
 // sums, as the library launches them, and is checked against the library's cached or
 // streamed kernels ("today": dx on the first and last four rows, dweight and dbias whole).
-// Second question (for the next device session): the library's configs (two slots) with
-// the body's two switches, rms_norm's one-value reduction (1sum) and the weight row in
-// shared memory (sw), the lines marked "knob"; and rows split over a cluster of K blocks
-// (the body's K, "cluster" lines), for fp32 rows of 16384 (x and dy 128 KB: one to a block
-// without it) and against the one-block configs at 8192 and 16384 in bf16. Not part of
-// the build:
+// Second question: rows split over a cluster of K blocks (the body's K, "cluster" lines),
+// for fp32 rows of 16384 (x and dy 128 KB: one to a block without it) and against the
+// one-block configs at 8192 and 16384 in bf16 (bench/results/2026-11-29-s13/r1: K 2 won
+// for fp32 16384 and is the library's _k2 kernels; it lost in bf16). That run also had
+// "knob" lines for two switches of the body since taken out (within 1 % either way):
+// rms_norm's one-value reduction and the weight row in shared memory. Not part of the
+// build:
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o norm_backward_stash \
 //        bench/experiments/norm_backward_stash.cu 2> ptxas.txt
@@ -21,14 +22,14 @@
 #include "../../vendors/gpu/norms.cu"
 #include "norm_backward_harness.cuh"
 
-template <int Op, typename T, int B, int C, int M, bool Ex, bool OneSum, bool SharedW>
+template <int Op, typename T, int B, int C, int M, bool Ex>
 __global__ void __launch_bounds__(B, M) stash_variant(const NormArgs a) {
-    opk::norm_backward_stash<T, B, C, Op == kLn, Ex, OneSum, SharedW>(a);
+    opk::norm_backward_stash<T, B, C, Op == kLn, Ex>(a);
 }
 
 template <int Op, typename T, int B, int C, int K>
 __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(B, 1) stash_cluster_variant(const NormArgs a) {
-    opk::norm_backward_stash<T, B, C, Op == kLn, true, false, false, K>(a);
+    opk::norm_backward_stash<T, B, C, Op == kLn, true, K>(a);
 }
 
 // Rows split over clusters of K blocks, each holding two slots of its part: the grid is the
@@ -62,15 +63,14 @@ static void run_stash_cluster(Shape& s) {
     print_line<T>(s, tag, ms, true);
 }
 
-// One line per ring size S that fits: x and dy of a row take 2 * n * sizeof(T) bytes (and
-// the weight row n * sizeof(T) more with SharedW).
-template <int Op, typename T, int B, int C, int M, bool Ex = true, bool OneSum = false, bool SharedW = false>
+// One line per ring size S that fits: x and dy of a row take 2 * n * sizeof(T) bytes.
+template <int Op, typename T, int B, int C, int M, bool Ex = true>
 static void run_stash(Shape& s, std::initializer_list<int> ring_sizes) {
-    auto k = stash_variant<Op, T, B, C, M, Ex, OneSum, SharedW>;
+    auto k = stash_variant<Op, T, B, C, M, Ex>;
     cudaFuncAttributes attr{};
     cudaFuncGetAttributes(&attr, k);
     for (int S : ring_sizes) {
-        const size_t smem = (size_t(S) * 2 + (SharedW ? 1 : 0)) * size_t(s.n) * s.esize;
+        const size_t smem = size_t(S) * 2 * size_t(s.n) * s.esize;
         if (smem > size_t(attr.maxDynamicSharedSizeBytes) &&
             cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess) {
             cudaGetLastError();
@@ -80,31 +80,18 @@ static void run_stash(Shape& s, std::initializer_list<int> ring_sizes) {
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, smem);
         if (per_sm == 0) continue;
         char tag[96];
-        std::snprintf(tag, sizeof tag, "stash B%d C%d M%d S%d%s%s%s %dreg%s %dblk/SM", B, C, M, S,
-                      Ex ? "" : " guarded", OneSum ? " knob:1sum" : "", SharedW ? " knob:sw" : "", attr.numRegs,
-                      attr.localSizeBytes ? " SPILL" : "", per_sm);
+        std::snprintf(tag, sizeof tag, "stash B%d C%d M%d S%d%s %dreg%s %dblk/SM", B, C, M, S, Ex ? "" : " guarded",
+                      attr.numRegs, attr.localSizeBytes ? " SPILL" : "", per_sm);
         const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
         const float ms = time_call(s, k, grid, B, smem, false, S);
         print_line<T>(s, tag, ms, true);
     }
 }
 
-// The library's config for the shape (kNormStashConfigs, two slots; the grid here is the
-// blocks that fit, not capped as the library's is) with each switch and both.
-template <int Op, typename T, int B, int C, int M>
-static void knobs(Shape& s) {
-    if constexpr (Op == kRms) run_stash<Op, T, B, C, M, true, true, false>(s, {2});
-    run_stash<Op, T, B, C, M, true, false, true>(s, {2});
-    if constexpr (Op == kRms) run_stash<Op, T, B, C, M, true, true, true>(s, {2});
-}
-
 template <int Op, typename T>
 static void sweep(Shape& s) {
     constexpr int P = 16 / sizeof(T);
     const int64_t packs = s.n / P;
-    if (packs == 512) knobs<Op, T, 256, 2, 2>(s);
-    if (packs == 1024) knobs<Op, T, 512, 2, 1>(s);
-    if (packs == 2048) knobs<Op, T, 512, 4, 1>(s);
     if (packs == 1024 && sizeof(T) == 2) run_stash_cluster<Op, T, 256, 2, 2>(s);  // bf16 8192
     if (packs == 2048 && sizeof(T) == 2) {                                       // bf16 16384
         run_stash_cluster<Op, T, 512, 2, 2>(s);

@@ -619,16 +619,15 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
 // C packs a thread (no bounds tests).
 // a.stash_slots is a run-time count (the library launches kNormStashSlots = 2;
 // bench/experiments/norm_backward_stash.cu tries more), hence async_wait_pending(int).
-// Two switches for that experiment, off in the library's kernels (not yet measured):
-// OneSum, rms_norm's row reduction of its one sum alone (the library reduces a second,
-// zero one); SharedW, the weight row after the ring in shared memory (each thread copies
-// its own packs, as the rows'), not in registers (layer_norm's s2 kernels spill 48-84 B).
+// (Two switches that experiment measured were taken out again, within 1 % either way,
+// bench/results/2026-11-29-s13/r1: rms_norm reducing its one sum alone, and the weight
+// row in shared memory after the ring instead of in registers.)
 // K > 1 (a kernel built with clusters of K blocks; the library's fp32 _k2 kernels,
 // kNormStashSplit): each row split into K equal parts of whole packs, one a block of the
 // cluster, whose row sums the blocks add through distributed shared memory (cluster_sums)
 // — for rows whose x and dy do not fit two to a block (fp32 rows of 16384). The host makes
 // the packs a multiple of K; partial row g of dweight/dbias is cluster g's.
-template <typename T, int B, int C, bool Ln, bool Exact, bool OneSum = false, bool SharedW = false, int K = 1>
+template <typename T, int B, int C, bool Ln, bool Exact, int K = 1>
 OPK_DEV void norm_backward_stash(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     // The rows' reductions alternate between two scratches: one barrier each.
@@ -651,14 +650,9 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     const int slots = a.stash_slots;
     uint4* const ring = reinterpret_cast<uint4*>(norm_columns);  // [slots][x, dy][packs]
     const int64_t slot_packs = 2 * sp.packs;
-    RowCache<T, C> weight;  // the thread's weight packs, raw (not SharedW)
     const T* const weight_part =
         K > 1 && a.weight ? static_cast<const T*>(a.weight) + first_elem : static_cast<const T*>(a.weight);
-    if constexpr (!SharedW) {
-        WeightRegs<T, C> w0(weight_part, sp, a.weight_vec, 0.0f);
-        weight = w0.packs;
-    }
-    uint4* const weight_row = ring + slots * slot_packs;  // SharedW: [packs]
+    RowCache<T, C> weight = WeightRegs<T, C>(weight_part, sp, a.weight_vec, 0.0f).packs;  // raw
     const float offset = !Ln && a.weight ? a.weight_offset : 0.0f;  // no weight: 1, as column_pack
     const int64_t groups = gridDim.x / K;
     ColumnRegs<P, C> dw(a.want_dweight ? a.partial + cluster * a.n + first_elem : nullptr, nullptr, sp);
@@ -686,22 +680,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
         }
         async_commit();
     };
-    if constexpr (SharedW) {  // the thread's own packs, read by it alone: no barrier
-        const T* wr = weight_part;
-        mine_packs([&](int, int64_t c) {
-            if (wr && a.weight_vec) {
-                copy16_async(&weight_row[c], wr + c * P);
-            } else if (wr) {
-                load_raw<T, P>(wr, c, sp.n, false, weight_row[c], 0.0f);
-            } else {
-                float ones[P];
-#pragma unroll
-                for (int k = 0; k < P; ++k) ones[k] = 1.0f;
-                weight_row[c] = pack_of<T, P>(ones);
-            }
-        });
-    }
-    for (int j = 0; j + 1 < slots; ++j) request(j, j);  // the first group holds the weight's copies
+    for (int j = 0; j + 1 < slots; ++j) request(j, j);
     float mu_next = 0.0f, inv_next = 0.0f;
     if (mine > 0) {
         if (Ln) mu_next = strided_get<float>(a.mean, first_row);
@@ -721,21 +700,16 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
         const uint4* slot = ring + read_slot * slot_packs;
         fill_slot = read_slot;
         read_slot = read_slot + 1 == slots ? 0 : read_slot + 1;
-        if constexpr (!SharedW)
 #pragma unroll
-            for (int i = 0; i < C; ++i) per_iteration_words(weight.raw[i]);
+        for (int i = 0; i < C; ++i) per_iteration_words(weight.raw[i]);
         auto row_pack = [&](int i, int64_t c, float (&x)[P], float (&dy)[P], float (&wv)[P]) {
             unpack<T, P>(slot[c], x);
             unpack<T, P>(slot[sp.packs + c], dy);
-            if constexpr (SharedW)
-                unpack<T, P>(weight_row[c], wv);
-            else
-                unpack<T, P>(weight.raw[i], wv);
+            unpack<T, P>(weight.raw[i], wv);
             add_offset(offset, wv);
         };
         // layer_norm: sum(g), sum(g * xhat); rms_norm: sum(g * x). g = dy * weight.
-        constexpr int kSums = Ln || !OneSum ? 2 : 1;
-        float sums[kSums] = {};
+        float sums[2] = {0.0f, 0.0f};
         mine_packs([&](int i, int64_t c) {
             float x[P], dy[P], wv[P];
             row_pack(i, c, x, dy, wv);
@@ -754,11 +728,11 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
                 }
             }
         });
-        group_sum<B, kSums, true>(sums, smem[j & 1]);
+        group_sum<B, 2, true>(sums, smem[j & 1]);
         if constexpr (K > 1) cluster_sums<K>(sums, exchange[j & 1]);
         // layer_norm as ln_backward_rows' exact body; rms_norm as rms_backward_rows.
         const float cg = -sums[0] * inv_n * inv;
-        const float cx = Ln ? inv * inv * sums[kSums - 1] * inv_n : inv * inv * inv * sums[0] * inv_n;
+        const float cx = Ln ? inv * inv * sums[1] * inv_n : inv * inv * inv * sums[0] * inv_n;
         T* dxr = row_ptr<T>(a.dx, r) + first_elem;
         mine_packs([&](int i, int64_t c) {
             float x[P], dy[P], wv[P], out[P];
@@ -951,7 +925,7 @@ static_assert(sizeof(opk::kLnFwdStashConfigs) / sizeof(opk::kLnFwdStashConfigs[0
     extern "C" __global__ void __cluster_dims__(opk::kNormStashSplit, 1, 1)                           \
         OPK_BOUNDS_RESIDENT(opk::kNormStashSplitConfig.threads, opk::kNormStashResident) name(const NormArgs a) { \
         norm_backward_stash<float, opk::kNormStashSplitConfig.threads, opk::kNormStashSplitConfig.chunks, Ln, Exact, \
-                            false, false, opk::kNormStashSplit>(a);                                 \
+                            opk::kNormStashSplit>(a);                                               \
     }
 OPK_NORM_STASH_SPLIT_KERNEL(opk_rms_bwd_stash_f32_k2, false, false)
 OPK_NORM_STASH_SPLIT_KERNEL(opk_rms_bwd_stash_f32_k2_exact, false, true)
