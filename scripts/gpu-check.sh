@@ -21,7 +21,6 @@ if [ -n "$only" ]; then  # [[ =~ ]] gives 2 for a bad expression: it must not re
   [[ "" =~ $only ]] || rc=$?
   if [ $rc -eq 2 ]; then echo "gpu-check: OPKIT_GPU_CHECK_ONLY is not a valid expression: $only" >&2; exit 2; fi
 fi
-ran=0
 matched=0  # steps OPKIT_GPU_CHECK_ONLY selected, run or skipped for want of what they need
 selected() { [ -z "$only" ] || [[ $1 =~ $only ]]; }
 step() {  # step NAME COMMAND...: runs, logs to $out/NAME.log, remembers a failure
@@ -31,7 +30,6 @@ step() {  # step NAME COMMAND...: runs, logs to $out/NAME.log, remembers a failu
     echo "== $name: SKIPPED (not in OPKIT_GPU_CHECK_ONLY)"
     return 0
   fi
-  ran=$((ran + 1))
   matched=$((matched + 1))
   echo "== $name: $*"
   local rc=0 t0=$SECONDS
@@ -67,7 +65,7 @@ step cuda-tests-no-clusters env OPKIT_CUDA_CLUSTER_KERNELS=0 "$build/bin/opkit_c
 # Their results match, so only a profiler tells which kernel ran: every stash kernel must
 # show up in Nsight Compute's summary of the three stash test cases (on a device with
 # cluster launch; the check says what is missing). Only the first launch of each kernel is
-# profiled (--kernel-id's invocation 1): profiling every launch of the two cases took more
+# profiled (--kernel-id's invocation 1): profiling every launch of these cases took more
 # than two minutes.
 if command -v ncu >/dev/null && [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
                                     head -n 1 | cut -d. -f1)" -ge 9 ] 2>/dev/null; then
