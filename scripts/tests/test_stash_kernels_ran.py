@@ -11,7 +11,9 @@ Nsight Compute summaries kept under bench/results: call 2 of the twelfth session
 stash test case, every norm stash kernel of one block), call 2 of the thirteenth (the same
 case, the fp32 kernels split over two blocks alone), call 4 of the thirteenth (the
 layer_norm ring forward case, of a build that also had bf16 ring kernels) and call 7 of
-the eleventh (the cross-entropy stash test case, every cross-entropy stash kernel).
+the eleventh (the cross-entropy stash test case, every cross-entropy stash kernel); and
+gpu-check's own log of call 3 of the fourteenth session (all three stash test cases on the
+build that gave rms_norm's fp32 its s2 kernels: every stash kernel the host names today).
 """
 import importlib.util
 import os
@@ -28,6 +30,8 @@ NORM_LOG = os.path.join(ROOT, "bench", "results", "2026-11-29-s12", "r2", "ncu-s
 CE_LOG = os.path.join(ROOT, "bench", "results", "2026-11-29-s11", "r7", "ncu-stash.txt")
 SPLIT_LOG = os.path.join(ROOT, "bench", "results", "2026-11-29-s13", "r2", "ncu-k2.txt")
 LN_FWD_LOG = os.path.join(ROOT, "bench", "results", "2026-11-29-s13", "r4", "ncu-lnfwd.txt")
+GPU_CHECK_LOG = os.path.join(ROOT, "bench", "results", "2026-11-29-s14", "r3", "check-stash-kernels-ran",
+                             "stash-kernels-ncu.log")
 
 
 def load(path, name):
@@ -49,7 +53,7 @@ def test_expected_names_are_the_hosts_nvidia_only_kernels():
     host = {n for n in gate.host_kernel_names(ROOT, cxx) if gate.NVIDIA_ONLY_RE.match(n)}
     want = load(CHECK, "check_stash_kernels_ran").expected_names()
     assert host == want, f"host only: {sorted(host - want)}; checker only: {sorted(want - host)}"
-    assert len(want) == 50, len(want)
+    assert len(want) == 52, len(want)
 
 
 def test_both_test_cases_together_pass():
@@ -61,13 +65,19 @@ def test_both_test_cases_together_pass():
                     out.write(f.read())
         r = run(both)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "all 50 stash kernels ran" in r.stdout
+    assert "all 52 stash kernels ran" in r.stdout
+
+
+def test_gpu_checks_own_log_passes():
+    r = run(GPU_CHECK_LOG)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "all 52 stash kernels ran" in r.stdout
 
 
 def test_missing_kernels_fail_and_are_named():
     r = run(NORM_LOG)  # the norm case of call 2 of s12 alone: no cross-entropy, split or ring forward ran
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "18 of 50" in r.stdout and "opk_ce_fwd_stash_bf16_k4" in r.stdout
+    assert "18 of 52" in r.stdout and "opk_ce_fwd_stash_bf16_k4" in r.stdout
     assert "opk_ln_bwd_stash_f32_k2_exact" in r.stdout
     assert "opk_ln_bwd_stash_bf16_s2_exact" not in r.stdout
 
@@ -86,7 +96,7 @@ def test_one_kernel_missing_fails():
             f.write(kept)
         r = run(log)
     assert r.returncode == 1, r.stdout
-    assert "1 of 50" in r.stdout and "opk_rms_bwd_stash_f16_s1_exact" in r.stdout
+    assert "1 of 52" in r.stdout and "opk_rms_bwd_stash_f16_s1_exact" in r.stdout
 
 
 def test_a_log_without_kernels_fails():
@@ -95,7 +105,7 @@ def test_a_log_without_kernels_fails():
         with open(log, "w") as f:
             f.write("==PROF== No kernels were profiled.\n")
         r = run(log)
-    assert r.returncode == 1 and "50 of 50" in r.stdout, r.stdout
+    assert r.returncode == 1 and "52 of 52" in r.stdout, r.stdout
 
 
 if __name__ == "__main__":

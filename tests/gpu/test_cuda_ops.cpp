@@ -268,11 +268,12 @@ TEST_CASE("ops: layer_norm forward through the stash kernels (rows in shared mem
 TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     // On a device with thread-block clusters (sm_90+), both backwards of whole aligned rows
-    // of 257 to 2048 packs (fp32: to 1024) run opk_{rms,ln}_bwd_stash_<dtype>_s<i>[_exact]
+    // of 257 to 2048 packs (fp32 layer_norm: to 1024) run opk_{rms,ln}_bwd_stash_<dtype>_s<i>[_exact]
     // (kNormStashConfigs): 256 threads of two packs (s0), 512 of two (s1), 512 of four (s2),
     // _exact where the row is exactly that. Per dtype the widths below are, in that order,
     // s0 exact, s0 with the fewest packs it takes (257), s1 exact, s1 guarded, s2 exact, s2
-    // guarded (fp32: the last two take the register-sum kernels, kRowConfigsNormBwdRegs32);
+    // guarded (fp32 layer_norm: the last two take the register-sum kernels,
+    // kRowConfigsNormBwdRegs32; rms_norm's fp32 s2 kernels, kRmsStashMaxPacks32);
     // fp32 then has two more, rows split over a cluster of two blocks
     // (opk_{rms,ln}_bwd_stash_f32_k2[_exact], kNormStashSplit): exact (16384) and guarded
     // (12288: 1536 of a block's 2048 packs).

@@ -134,7 +134,7 @@ constexpr int64_t kCeStashMinPacks = 4000;  // bf16 V 32000: the shortest rows m
 // 16-byte packs of a row a thread, a ring of kNormStashSlots rows (x and dy) a block, for
 // rows of more than kNormStashMinPacks and at most 2048 packs, whole and 16-byte aligned:
 // opk_{rms,ln}_bwd_stash_<dtype>_s<i> (config i; _exact where the row is exactly
-// threads x chunks packs, no bounds tests); fp32 rows of at most kNormStashMaxPacks32. Their registers hold no row, only the weight
+// threads x chunks packs, no bounds tests); fp32 rows of at most kNormStashMaxPacks32 (rms_norm: kRmsStashMaxPacks32). Their registers hold no row, only the weight
 // and dweight/dbias sums, so the bytes in flight are the ring's: the register-cached
 // kernels kept 0.44-0.87 of the copy bandwidth. Measured on the H200 in
 // bench/experiments/norm_backward_stash.cu (bench/results/2026-11-29-s12/r1, 2^27
@@ -150,7 +150,8 @@ constexpr int64_t kCeStashMinPacks = 4000;  // bf16 V 32000: the shortest rows m
 // rms_norm 1.03 / 0.86 / 0.97 bf16, 0.97 / 0.90 / 0.99 f16; fp32 rows of 4096 (against
 // the register-sum kernels there) 0.97 (layer) / 0.98 (rms); fp32 rows of 8192 1.03 (layer)
 // and 0.98 (rms) against the register-sum kernels (kRowConfigsNormBwdRegs32), which keep
-// them: fp32 takes the stash up to kNormStashMaxPacks32. Two slots, not three: rms_norm
+// them: fp32 takes the stash up to kNormStashMaxPacks32 (rms_norm since with two slots:
+// kRmsStashMaxPacks32, below). Two slots, not three: rms_norm
 // bf16 rows of 4096 0.227 -> 0.207 ms and fp32 0.410 -> 0.390 in the experiment, the
 // others within 1.3 % either way.
 // Registers (nvcc 13.0, sm_90): 80-127 a thread, no spill, except layer_norm's 2-byte s2
@@ -168,6 +169,12 @@ constexpr NormStashConfig kNormStashConfigs[3] = {{256, 2}, {512, 2}, {512, 4}};
 constexpr int kNormStashSlots = 2;
 constexpr int64_t kNormStashMinPacks = 256;
 constexpr int64_t kNormStashMaxPacks32 = 1024;
+// rms_norm's fp32 rows go through the stash up to config 2 (512 threads of four packs:
+// 2048 packs, rows of 8192), layer_norm's up to kNormStashMaxPacks32: measured on the H200
+// (bench/results/2026-11-29-s14/r2, gpu_compare A/B alternating twice, 8192x8192) against
+// the register-sum kernels, rms_norm 0.2148 / 0.2161 -> 0.2117 / 0.2123 ms, layer_norm
+// 0.2155 / 0.2159 -> 0.2189 / 0.2187 (every other fp32 norm backward within 0.4 %).
+constexpr int64_t kRmsStashMaxPacks32 = 2048;
 // Resident threads the stash kernels are built for: two 256-thread blocks an SM, or one
 // of 512 (at most 128 registers a thread).
 constexpr int kNormStashResident = 512;
@@ -418,12 +425,15 @@ struct EmbeddingArgs {
         {stem "_" dt "_s0", stem "_" dt "_s0_exact"}, {stem "_" dt "_s1", stem "_" dt "_s1_exact"}, \
             {stem "_" dt "_s2", stem "_" dt "_s2_exact"},                                          \
     }
-// fp32 has no s2 kernel (kNormStashMaxPacks32).
-#define OPK_NORM_STASH_NAMES(stem)                                                                  \
+// layer_norm's fp32 has no s2 kernel (kNormStashMaxPacks32), rms_norm's has
+// (kRmsStashMaxPacks32).
+#define OPK_LN_STASH_NAMES(stem)                                                                    \
     {                                                                                               \
         {{stem "_f32_s0", stem "_f32_s0_exact"}, {stem "_f32_s1", stem "_f32_s1_exact"}, {nullptr, nullptr}}, \
             OPK_NORM_STASH_TYPE(stem, "f16"), OPK_NORM_STASH_TYPE(stem, "bf16")                     \
     }
+#define OPK_RMS_STASH_NAMES(stem) \
+    { OPK_NORM_STASH_TYPE(stem, "f32"), OPK_NORM_STASH_TYPE(stem, "f16"), OPK_NORM_STASH_TYPE(stem, "bf16") }
 // layer_norm's f16 forwards through a ring (kLnFwdStashConfigs): [config].
 #define OPK_LN_FWD_STASH_NAMES(stem) \
     { stem "_f16_s0", stem "_f16_s1" }
@@ -432,7 +442,9 @@ struct EmbeddingArgs {
     { stem "_f32_k2", stem "_f32_k2_exact" }
 static_assert(opk::kNormStashSplit == 2, "the split kernels' names say k2");
 static_assert(opk::kNormStashMaxPacks32 == int64_t(opk::kNormStashConfigs[1].threads) * opk::kNormStashConfigs[1].chunks,
-              "fp32 has the stash kernels of configs 0 and 1 only");
+              "layer_norm's fp32 has the stash kernels of configs 0 and 1 only");
+static_assert(opk::kRmsStashMaxPacks32 == int64_t(opk::kNormStashConfigs[2].threads) * opk::kNormStashConfigs[2].chunks,
+              "rms_norm's fp32 has the stash kernels of every config");
 // Fixed-group kernels (kFixedGroups): [dtype][group], NULL where none is built (fp32 g128).
 #define OPK_FIXED_NAMES(stem)                                            \
     {                                                                    \

@@ -902,13 +902,16 @@ OPK_ROW_KERNEL_C1_2BYTE(opk_rms_bwd_long, NormArgs, rms_backward, kRowConfigsNor
     OPK_NORM_STASH_CONFIG(stem, dt, T, 0, Ln)       \
     OPK_NORM_STASH_CONFIG(stem, dt, T, 1, Ln)       \
     OPK_NORM_STASH_CONFIG(stem, dt, T, 2, Ln)
-#define OPK_NORM_STASH_KERNELS(stem, Ln)                        \
-    OPK_NORM_STASH_CONFIG(stem, f32, float, 0, Ln)             \
-    OPK_NORM_STASH_CONFIG(stem, f32, float, 1, Ln)             \
-    OPK_NORM_STASH_TYPE_KERNELS(stem, f16, opk_f16, Ln)        \
+#define OPK_NORM_STASH_2BYTE_KERNELS(stem, Ln)           \
+    OPK_NORM_STASH_TYPE_KERNELS(stem, f16, opk_f16, Ln) \
     OPK_NORM_STASH_TYPE_KERNELS(stem, bf16, opk_bf16, Ln)
-OPK_NORM_STASH_KERNELS(opk_rms_bwd_stash, false)
-OPK_NORM_STASH_KERNELS(opk_ln_bwd_stash, true)
+// fp32: layer_norm's configs 0 and 1 (kNormStashMaxPacks32), rms_norm's all three
+// (kRmsStashMaxPacks32).
+OPK_NORM_STASH_TYPE_KERNELS(opk_rms_bwd_stash, f32, float, false)
+OPK_NORM_STASH_2BYTE_KERNELS(opk_rms_bwd_stash, false)
+OPK_NORM_STASH_CONFIG(opk_ln_bwd_stash, f32, float, 0, true)
+OPK_NORM_STASH_CONFIG(opk_ln_bwd_stash, f32, float, 1, true)
+OPK_NORM_STASH_2BYTE_KERNELS(opk_ln_bwd_stash, true)
 static_assert(sizeof(opk::kNormStashConfigs) / sizeof(opk::kNormStashConfigs[0]) == 3, "a kernel for every config");
 // layer_norm's f16 forwards through a ring (kLnFwdStashConfigs): clusters of one block,
 // so that the host asks the driver how many fit at once, as for the backwards.

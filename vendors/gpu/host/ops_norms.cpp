@@ -44,8 +44,8 @@ const char* const kRmsFwdFixed[3][3] = OPK_FIXED_NAMES("opk_rms_fwd_fixed");
 const char* const kLnFwdFixed[3][3] = OPK_FIXED_NAMES("opk_ln_fwd_fixed");
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
 // The backwards with the rows stashed in shared memory: [dtype][config][exact].
-const char* const kRmsBwdStash[3][3][2] = OPK_NORM_STASH_NAMES("opk_rms_bwd_stash");
-const char* const kLnBwdStash[3][3][2] = OPK_NORM_STASH_NAMES("opk_ln_bwd_stash");
+const char* const kRmsBwdStash[3][3][2] = OPK_RMS_STASH_NAMES("opk_rms_bwd_stash");
+const char* const kLnBwdStash[3][3][2] = OPK_LN_STASH_NAMES("opk_ln_bwd_stash");
 // layer_norm's f16 forwards through a ring (kLnFwdStashConfigs): [config].
 const char* const kLnFwdStash[2] = OPK_LN_FWD_STASH_NAMES("opk_ln_fwd_stash");
 // fp32 rows split over a cluster (kNormStashSplit): [exact].
@@ -54,7 +54,8 @@ const char* const kLnBwdStashSplit32[2] = OPK_NORM_STASH_SPLIT_NAMES("opk_ln_bwd
 
 // A backward through a stash kernel (kNormStashConfigs, kernel_params.h): on a device that
 // launches clusters (the kernels are sm_90+ code), for rows of more than
-// kNormStashMinPacks and at most the largest config's packs (fp32: kNormStashMaxPacks32,
+// kNormStashMinPacks and at most the largest config's packs (fp32: layer_norm to
+// kNormStashMaxPacks32, rms_norm to kRmsStashMaxPacks32,
 // and from kNormStashSplitMinPacks the rows split over a cluster, kNormStashSplit), whole
 // packs with every row view 16-byte aligned, where kNormStashSlots rows (at least two) of
 // x and dy (of a block's part of them) fit a block's shared memory; the first config whose
@@ -79,7 +80,7 @@ const char* stash_backward_plan(Device& d, bool layer, int type, int64_t rows, i
         if (packs % split != 0 || packs > int64_t(split) * c.threads * c.chunks) return nullptr;
         name = (layer ? kLnBwdStashSplit32 : kRmsBwdStashSplit32)[packs == int64_t(split) * c.threads * c.chunks];
     } else {
-        if (es == 4 && packs > opk::kNormStashMaxPacks32) return nullptr;
+        if (es == 4 && packs > (layer ? opk::kNormStashMaxPacks32 : opk::kRmsStashMaxPacks32)) return nullptr;
         int config = 0;
         while (config < 3 &&
                int64_t(opk::kNormStashConfigs[config].threads) * opk::kNormStashConfigs[config].chunks < packs)
