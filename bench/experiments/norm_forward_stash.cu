@@ -39,7 +39,6 @@ __device__ void rms_forward_stash(const NormArgs& a) {
     __shared__ float smem[2][kReduceSlots];
     const RowGroup<B> g;
     const Span sp = g.span(a.n, P);
-    const int slots = a.stash_slots;
     uint4* const ring = reinterpret_cast<uint4*>(norm_columns);  // [slots][packs]
     WeightRegs<T, C> weight(static_cast<const T*>(a.weight), sp, a.weight_vec, 0.0f);
     const float offset = a.weight ? a.weight_offset : 0.0f;
@@ -56,16 +55,11 @@ __device__ void rms_forward_stash(const NormArgs& a) {
         }
         async_commit();
     };
-    for (int j = 0; j + 1 < slots; ++j) request(j, j);
+    RowRing ring_slots(a.stash_slots, request);
     const float inv_n = 1.0f / float(sp.n);
-    int read_slot = 0, fill_slot = slots - 1;
     for (int j = 0; j < mine; ++j) {
         const int64_t r = g.first_row + int64_t(j) * g.row_step;
-        request(j + slots - 1, fill_slot);
-        async_wait_pending(slots - 1);
-        const uint4* slot = ring + int64_t(read_slot) * sp.packs;
-        fill_slot = read_slot;
-        read_slot = read_slot + 1 == slots ? 0 : read_slot + 1;
+        const uint4* slot = ring + int64_t(ring_slots.next(j, request)) * sp.packs;
 #pragma unroll
         for (int i = 0; i < C; ++i) per_iteration_words(weight.packs.raw[i]);
         float ss[1] = {0.0f};

@@ -647,7 +647,6 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     const Span whole = g.span(a.n, P);
     const int64_t first_elem = K > 1 ? int64_t(rank) * (whole.packs / K) * P : 0;
     const Span sp = K > 1 ? Span{a.n - first_elem, whole.packs / K, g.lane, B} : whole;
-    const int slots = a.stash_slots;
     uint4* const ring = reinterpret_cast<uint4*>(norm_columns);  // [slots][x, dy][packs]
     const int64_t slot_packs = 2 * sp.packs;
     const T* const weight_part =
@@ -680,14 +679,13 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
         }
         async_commit();
     };
-    for (int j = 0; j + 1 < slots; ++j) request(j, j);
+    RowRing ring_slots(a.stash_slots, request);
     float mu_next = 0.0f, inv_next = 0.0f;
     if (mine > 0) {
         if (Ln) mu_next = strided_get<float>(a.mean, first_row);
         inv_next = strided_get<float>(a.rstd, first_row);
     }
     const float inv_n = 1.0f / float(whole.n);
-    int read_slot = 0, fill_slot = slots - 1;
     for (int j = 0; j < mine; ++j) {
         const int64_t r = first_row + int64_t(j) * row_step;
         const float mu = mu_next, inv = inv_next;
@@ -695,11 +693,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
             if (Ln) mu_next = strided_get<float>(a.mean, r + row_step);
             inv_next = strided_get<float>(a.rstd, r + row_step);
         }
-        request(j + slots - 1, fill_slot);  // the slot row j - 1 left
-        async_wait_pending(slots - 1);      // row j has landed
-        const uint4* slot = ring + read_slot * slot_packs;
-        fill_slot = read_slot;
-        read_slot = read_slot + 1 == slots ? 0 : read_slot + 1;
+        const uint4* slot = ring + ring_slots.next(j, request) * slot_packs;  // row j, landed
 #pragma unroll
         for (int i = 0; i < C; ++i) per_iteration_words(weight.raw[i]);
         auto row_pack = [&](int i, int64_t c, float (&x)[P], float (&dy)[P], float (&wv)[P]) {
@@ -766,7 +760,6 @@ OPK_DEV void ln_forward_stash(const NormArgs& a) {
     static_assert(int64_t(sizeof(smem)) <= kKernelStaticSharedMax, "the host leaves kKernelStaticSharedMax free");
     const RowGroup<B> g;
     const Span sp = g.span(a.n, P);
-    const int slots = a.stash_slots;
     uint4* const ring = reinterpret_cast<uint4*>(norm_columns);  // [slots][packs]
     WeightRegs<T, C> weight(static_cast<const T*>(a.weight), sp, a.weight_vec, 0.0f);
     RowCache<T, C> bias;  // zero bits: 0.0 in every type
@@ -786,16 +779,11 @@ OPK_DEV void ln_forward_stash(const NormArgs& a) {
         }
         async_commit();
     };
-    for (int j = 0; j + 1 < slots; ++j) request(j, j);
+    RowRing ring_slots(a.stash_slots, request);
     const float inv_n = 1.0f / float(sp.n);
-    int read_slot = 0, fill_slot = slots - 1;
     for (int j = 0; j < mine; ++j) {
         const int64_t r = g.first_row + int64_t(j) * g.row_step;
-        request(j + slots - 1, fill_slot);  // the slot row j - 1 left
-        async_wait_pending(slots - 1);      // row j has landed
-        const uint4* slot = ring + int64_t(read_slot) * sp.packs;
-        fill_slot = read_slot;
-        read_slot = read_slot + 1 == slots ? 0 : read_slot + 1;
+        const uint4* slot = ring + int64_t(ring_slots.next(j, request)) * sp.packs;  // row j, landed
 #pragma unroll
         for (int i = 0; i < C; ++i) {  // unpacked a row at a time, not held unpacked across rows
             per_iteration_words(weight.packs.raw[i]);

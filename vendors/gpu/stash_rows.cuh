@@ -53,6 +53,31 @@ OPK_DEV void async_wait_pending(int n) {
 // twice the registers for the whole loop.
 OPK_DEV void per_iteration_words(uint4& p) { asm volatile("" : "+r"(p.x), "+r"(p.y), "+r"(p.z), "+r"(p.w)); }
 
+// The slot bookkeeping of a ring of `slots` rows in shared memory that a block's threads
+// fill by cp.async while they work on an earlier row (norms.cu's stash backwards and ring
+// forward): the first slots - 1 rows are requested up front, and at row j the row
+// j + slots - 1 goes into the slot row j - 1 left, so slots - 1 rows stay in flight.
+// request(j, slot) copies this thread's packs of its j-th row (if it has one) into `slot`
+// and commits one cp.async group either way, so that the pending count stays exact.
+struct RowRing {
+    int slots, read = 0, fill;
+    template <class Request>
+    OPK_DEV RowRing(int ring_slots, Request&& request) : slots(ring_slots), fill(ring_slots - 1) {
+        for (int j = 0; j + 1 < slots; ++j) request(j, j);
+    }
+    // Row j's slot, once its copies have landed; the row after the ring's last takes the
+    // slot row j - 1 left.
+    template <class Request>
+    OPK_DEV int next(int j, Request&& request) {
+        request(j + slots - 1, fill);
+        async_wait_pending(slots - 1);
+        const int slot = read;
+        fill = read;
+        read = read + 1 == slots ? 0 : read + 1;
+        return slot;
+    }
+};
+
 // Packs of a row in each block's part: the last block's part may be shorter or empty.
 OPK_DEV int64_t stash_chunk(int64_t packs, int K) { return (packs + K - 1) / K; }
 
