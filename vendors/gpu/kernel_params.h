@@ -150,8 +150,8 @@ constexpr int64_t kCeStashMinPacks = 4000;  // bf16 V 32000: the shortest rows m
 // rms_norm 1.03 / 0.86 / 0.97 bf16, 0.97 / 0.90 / 0.99 f16; fp32 rows of 4096 (against
 // the register-sum kernels there) 0.97 (layer) / 0.98 (rms); fp32 rows of 8192 1.03 (layer)
 // and 0.98 (rms) against the register-sum kernels (kRowConfigsNormBwdRegs32), which keep
-// them: fp32 takes the stash up to kNormStashMaxPacks32 (rms_norm since with two slots:
-// kRmsStashMaxPacks32, below). Two slots, not three: rms_norm
+// them: fp32 takes the stash up to kNormStashMaxPacks32 (rms_norm, measured again with two
+// slots, up to kRmsStashMaxPacks32, below). Two slots, not three: rms_norm
 // bf16 rows of 4096 0.227 -> 0.207 ms and fp32 0.410 -> 0.390 in the experiment, the
 // others within 1.3 % either way.
 // Registers (nvcc 13.0, sm_90): 80-127 a thread, no spill, except layer_norm's 2-byte s2

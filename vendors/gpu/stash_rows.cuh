@@ -65,8 +65,8 @@ struct RowRing {
     OPK_DEV RowRing(int ring_slots, Request&& request) : slots(ring_slots), fill(ring_slots - 1) {
         for (int j = 0; j + 1 < slots; ++j) request(j, j);
     }
-    // Row j's slot, once its copies have landed; the row after the ring's last takes the
-    // slot row j - 1 left.
+    // Requests row j + slots - 1 into the slot row j - 1 left, waits for row j's copies
+    // and returns row j's slot.
     template <class Request>
     OPK_DEV int next(int j, Request&& request) {
         request(j + slots - 1, fill);
