@@ -22,15 +22,20 @@ if [ -n "$only" ]; then  # [[ =~ ]] gives 2 for a bad expression: it must not re
   if [ $rc -eq 2 ]; then echo "gpu-check: OPKIT_GPU_CHECK_ONLY is not a valid expression: $only" >&2; exit 2; fi
 fi
 matched=0  # steps OPKIT_GPU_CHECK_ONLY selected, run or skipped for want of what they need
-selected() { [ -z "$only" ] || [[ $1 =~ $only ]]; }
-step() {  # step NAME COMMAND...: runs, logs to $out/NAME.log, remembers a failure
-  local name=$1
-  shift
-  if ! selected "$name"; then
-    echo "== $name: SKIPPED (not in OPKIT_GPU_CHECK_ONLY)"
+# left_out NAME: true (and says so) for a step OPKIT_GPU_CHECK_ONLY does not select;
+# otherwise counts it as matched.
+left_out() {
+  if [ -n "$only" ] && ! [[ $1 =~ $only ]]; then
+    echo "== $1: SKIPPED (not in OPKIT_GPU_CHECK_ONLY)"
     return 0
   fi
   matched=$((matched + 1))
+  return 1
+}
+step() {  # step NAME COMMAND...: runs, logs to $out/NAME.log, remembers a failure
+  local name=$1
+  shift
+  left_out "$name" && return 0
   echo "== $name: $*"
   local rc=0 t0=$SECONDS
   "$@" >"$out/$name.log" 2>&1 || rc=$?
@@ -45,11 +50,7 @@ export OPKIT_LOG_LEVEL=error
 step opkit-info "$build/bin/opkit-info"
 step cuda-tests "$build/bin/opkit_cuda_tests"
 skipped() {  # skipped NAME WHY: a step that cannot run here
-  if ! selected "$1"; then
-    echo "== $1: SKIPPED (not in OPKIT_GPU_CHECK_ONLY)"
-    return 0
-  fi
-  matched=$((matched + 1))
+  left_out "$1" && return 0
   echo "== $1: SKIPPED ($2)"
 }
 if [ -f "$build/tests/fake_vendor/decliner/libopkit_vendor_decliner.so" ]; then
