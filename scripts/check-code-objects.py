@@ -162,10 +162,11 @@ def parse_notes(text):
 
 
 def family_of(name):
-    """opk_<family>[_dense][_<dtype>][_c<config> | _g<threads>] -> family (opk_ce_bwd_bf16_c2 ->
-    ce_bwd, opk_geglu_erf_fwd_dense_f16 -> geglu_erf_fwd, opk_rms_fwd_fixed_bf16_g512 ->
-    rms_fwd_fixed, opk_emb_mark -> emb_mark)."""
-    m = re.match(r"^opk_(.+?)(?:_dense)?(?:_(?:f32|f16|bf16))?(?:_[cg]\d+)?$", name)
+    """opk_<family>[_dense][_<dtype>][_c<config> | _g<threads>[x<packs>]] -> family
+    (opk_ce_bwd_bf16_c2 -> ce_bwd, opk_geglu_erf_fwd_dense_f16 -> geglu_erf_fwd,
+    opk_rms_fwd_fixed_bf16_g512 and opk_rms_fwd_fixed_f32_g512x4 -> rms_fwd_fixed,
+    opk_emb_mark -> emb_mark)."""
+    m = re.match(r"^opk_(.+?)(?:_dense)?(?:_(?:f32|f16|bf16))?(?:_c\d+|_g\d+(?:x\d+)?)?$", name)
     return m.group(1) if m else name
 
 

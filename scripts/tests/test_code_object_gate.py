@@ -291,6 +291,8 @@ def test_family_names():
     assert g.family_of("opk_geglu_erf_fwd_dense_f16") == "geglu_erf_fwd"
     assert g.family_of("opk_emb_mark") == "emb_mark"
     assert g.family_of("opk_ce_count_valid") == "ce_count_valid"
+    assert g.family_of("opk_rms_fwd_fixed_bf16_g512") == "rms_fwd_fixed"
+    assert g.family_of("opk_rms_fwd_fixed_f32_g512x4") == "rms_fwd_fixed"  # four packs a thread
 
 
 def test_host_names_come_from_the_preprocessor():

@@ -74,15 +74,16 @@ const std::vector<RowCase>& row_cases() {
         {{2, 6100}, {}},
         // The fp32 forwards: rows exact for eight packs a thread of 256 to 512 threads take
         // the *_fwd_wide_f32 kernels (kRowConfigsFwdWide) unless a fixed-group kernel
-        // (kFixedGroups) has them (8192, 16384): 12288 (384 threads) dense and with permuted
+        // (FixedKernel) has them (8192, 16384): 12288 (384 threads) dense and with permuted
         // outer dimensions (a two-dimension row offset in the exact body); 8192 permuted (a
         // fixed group in every dtype); then 16384 misaligned, which is not exact.
         {{3, 12288}, {}},
         {{3, 2, 12288}, {{1, 0, 2}, 0, 0}},
         {{3, 2, 8192}, {{1, 0, 2}, 0, 0}},
         {{2, 16384}, {{}, 0, 1}},
-        // The fixed-group forwards (kFixedGroups: 2-byte rows of 4096, 8192 and 16384, fp32
-        // of 8192 and 16384, whole aligned rows) are the 4096, 8192 and 16384 rows above;
+        // The fixed-group forwards (FixedKernel: rows of 4096, 8192 and 16384 in every dtype,
+        // fp32 4096 at four packs a thread, rms_norm's 8192 too; whole aligned rows) are the
+        // 4096, 8192 and 16384 rows above;
         // the softmax backward's exact kernels (kRowConfigsBwdExact) every exact width from
         // 2048 above. Here both with permuted outer dimensions at 16384 (2-byte: the
         // eight-pack backward, kRowConfigsBwdWide16), and a 2-byte row of 24576 (eight packs

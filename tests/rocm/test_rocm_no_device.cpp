@@ -201,6 +201,24 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         l = first_launch_of([&] { return opkit_softmax_forward(xs.get(), ys.get(), nullptr); });
         CHECK(l.name == "opk_softmax_fwd_fixed_f32_g512");
         CHECK(l.block == 512);
+        // fp32 rows of 4096: 256 threads of four packs (x4) in every family; rows of 8192
+        // at eight packs in softmax and layer_norm, at 512 threads of four in rms_norm.
+        RocmTensor x4({2, 4096}, kF32), y4({2, 4096}, kF32), w4({4096}, kF32), r4({2}, kF32);
+        l = first_launch_of([&] { return opkit_softmax_forward(x4.get(), y4.get(), nullptr); });
+        CHECK(l.name == "opk_softmax_fwd_fixed_f32_g256x4");
+        CHECK(l.block == 256);
+        l = first_launch_of(
+            [&] { return opkit_rms_norm_forward(x4.get(), w4.get(), 1e-6f, 0.0f, y4.get(), r4.get(), nullptr); });
+        CHECK(l.name == "opk_rms_fwd_fixed_f32_g256x4");
+        RocmTensor x8({2, 8192}, kF32), y8({2, 8192}, kF32), w8({8192}, kF32);
+        l = first_launch_of([&] { return opkit_softmax_forward(x8.get(), y8.get(), nullptr); });
+        CHECK(l.name == "opk_softmax_fwd_fixed_f32_g256");
+        CHECK(l.block == 256);
+        l = first_launch_of(
+            [&] { return opkit_rms_norm_forward(x8.get(), w8.get(), 1e-6f, 0.0f, y8.get(), r4.get(), nullptr); });
+        CHECK(l.name == "opk_rms_fwd_fixed_f32_g512x4");
+        CHECK(l.block == 512);
+        CHECK(l.grid == 2);
         // fp32 rows of 12288: exact for eight packs of 384 threads, no fixed group.
         RocmTensor xw({2, 12288}, kF32), yw({2, 12288}, kF32);
         l = first_launch_of([&] { return opkit_softmax_forward(xw.get(), yw.get(), nullptr); });

@@ -58,8 +58,9 @@ constexpr RowConfig kRowConfigs[3] = {{32, 4, 4, 4}, {0, 1, 4, 4}, {0, 1, 0, 0}}
 // The fp32 forwards (softmax, rms_norm, layer_norm) for rows exact for eight packs a thread
 // of blocks of 256 to 512 threads (kFwdWideMinPacks to kFwdWideMaxPacks packs, 8192 to
 // 16384 floats in steps of 1024): kernels of their own with only the exact-row body,
-// opk_{softmax,rms,ln}_fwd_wide_f32. Since the fixed-group kernels (kFixedGroups, below)
-// the rows of 8192 and 16384 take those, and the wide kernels the widths between. With config 1 above such rows took blocks of 512 to
+// opk_{softmax,rms,ln}_fwd_wide_f32. Since the fixed-group kernels (FixedKernel, below)
+// the rows of 8192 and 16384 take those, and the wide kernels the widths between. With
+// config 1 above such rows took blocks of 512 to
 // 1024 threads, one or two per SM, whose reductions nothing overlapped: on the H200 the
 // f32 forwards at 4096x16384 reached 0.70 of the copy bandwidth, 0.72-0.78x Liger-Kernel,
 // which caches the row in 512 threads. Measured there (bench/experiments/
@@ -68,8 +69,8 @@ constexpr RowConfig kRowConfigs[3] = {{32, 4, 4, 4}, {0, 1, 4, 4}, {0, 1, 0, 0}}
 // 64 registers (two 512-thread blocks an SM); 8192x8192 0.146 -> 0.140 and 0.149 -> 0.144.
 // rms_norm spilled there (60 bytes) and was faster with 128 registers, 512 resident
 // threads an SM (kRowConfigsRmsFwdWide): 0.178 -> 0.156 and 0.146 -> 0.139. Rows of 4096
-// floats were no faster with eight packs (softmax 0.266 -> 0.271 ms at 32768x4096) and
-// keep config 1; 2-byte rows spilled with eight packs and ran 1.1-3x slower.
+// floats were no faster with eight packs (softmax 0.266 -> 0.271 ms at 32768x4096; they
+// take four, fixed, below); 2-byte rows spilled with eight packs and ran 1.1-3x slower.
 constexpr RowConfig kRowConfigsFwdWide[3] = {{32, 4, 4, 4}, {0, 1, 8, 8}, {0, 1, 0, 0}};
 constexpr RowConfig kRowConfigsRmsFwdWide[3] = {{32, 4, 4, 4}, {0, 1, 8, 8, 512}, {0, 1, 0, 0}};
 constexpr int64_t kFwdWideMinPacks = 2048;
@@ -77,10 +78,12 @@ constexpr int64_t kFwdWideMaxPacks = 4096;
 // The largest block the host gives those kernels (OPK_ROW_KERNEL_AT_MOST: AMD bounds).
 constexpr int kFwdWideMaxBlock = int(kFwdWideMaxPacks / kRowConfigsFwdWide[1].chunks);
 static_assert(kRowConfigsFwdWide[1].chunks == kRowConfigsRmsFwdWide[1].chunks, "one block bound for the three");
-// The forwards (softmax, rms_norm, layer_norm) of rows exact for a block of one of
-// kFixedGroups threads holding kFixedChunks16 (2-byte types: 4096, 8192 or 16384 elements)
-// or kFixedChunks (fp32: 8192 or 16384) packs a thread: kernels of their own,
-// opk_{softmax,rms,ln}_fwd_fixed_<dtype>_g<threads>, with the exact-row body alone and the
+// The forwards (softmax, rms_norm, layer_norm) of rows exact for a block of 128, 256 or 512
+// threads holding kFixedChunks16 packs a thread (2-byte types: 4096, 8192 or 16384
+// elements) or, in fp32, kFixedChunksX4 (4096, and rms_norm's 8192) or kFixedChunks
+// (softmax's and layer_norm's 8192, 16384): kernels of their own,
+// opk_{softmax,rms,ln}_fwd_fixed_<dtype>_g<threads>[x4] (FixedKernel below names each with
+// its group and packs), with the exact-row body alone and the
 // group's size a compile-time constant (OPK_FIXED_ROW_KERNELS in rows.cuh): the packs'
 // offsets are then immediates of the loads and stores. Nsight Compute counted 1.83x Liger-Kernel's instructions in the config-1 bf16
 // rms_norm forward at 4096x16384 (805 distinct instructions executed against 435, most of
@@ -90,12 +93,25 @@ static_assert(kRowConfigsFwdWide[1].chunks == kRowConfigsRmsFwdWide[1].chunks, "
 // bf16 rms_norm 32768x4096 0.1415 -> 0.1367 ms, 8192x8192 0.0790 -> 0.0723, 4096x16384
 // 0.0838 -> 0.0747; layer_norm 0.1622 -> 0.1546, 0.0907 -> 0.0856, 0.0965 -> 0.0900;
 // softmax 0.1352 -> 0.1328, 0.0748 -> 0.0725, 0.0800 -> 0.0774; fp32 rms_norm 4096x16384
-// 0.155 (the wide kernel above) -> 0.1385. fp32 rows of 4096 gained 0-2 % and keep config 1;
-// other exact fp32 widths of 8192-16384 keep the wide kernels above. Two packs a thread
-// (Liger's bf16 layer_norm shape at 4096) ran 1.2-1.8x slower (rfv-two-packs-h200.txt).
-constexpr int kFixedGroups[3] = {128, 256, 512};
+// 0.155 (the wide kernel above) -> 0.1385. Other exact fp32 widths of 8192-16384 keep the
+// wide kernels above. Two packs a thread (Liger's bf16 layer_norm shape at 4096) ran
+// 1.2-1.8x slower (rfv-two-packs-h200.txt).
+// The fp32 x4 kernels (fifteenth session, H200, through gpu_compare against the eight-pack
+// and config-1 kernels, alternating twice: bench/results/2026-11-29-s15/r1, vD): rows of
+// 4096 at 256 threads of four packs, where config 1 (the same shape with a run-time group)
+// had run them: 32768x4096 rms_norm 0.2663 -> 0.2618 ms, layer_norm 0.2662 -> 0.2628,
+// softmax 0.2605 -> 0.2563; rms_norm's rows of 8192 at 512 threads of four packs, two
+// blocks an SM instead of four of 256 x 8: 8192x8192 0.1355 -> 0.1331. layer_norm and
+// softmax measured 0.5-0.9 % slower so at 8192 and keep eight packs there.
 constexpr int kFixedChunks = 8;
+constexpr int kFixedChunksX4 = 4;
 constexpr int kFixedChunks16 = 4;
+// One fixed-group kernel as the host picks it (fixed_group_plan): rows of exactly
+// threads * chunks packs.
+struct FixedKernel {
+    const char* name;
+    int threads, chunks;
+};
 // The cross-entropy forwards of rows that a 512-thread block would stream
 // (single_pass_plan): the streamed body at a fixed group of kCeFwdGroup threads, four
 // blocks an SM. opk_ce_fwd_loss_<dtype> for the loss alone (no dlogits: the gradient code
@@ -445,10 +461,23 @@ static_assert(opk::kNormStashMaxPacks32 == int64_t(opk::kNormStashConfigs[1].thr
               "layer_norm's fp32 has the stash kernels of configs 0 and 1 only");
 static_assert(opk::kRmsStashMaxPacks32 == int64_t(opk::kNormStashConfigs[2].threads) * opk::kNormStashConfigs[2].chunks,
               "rms_norm's fp32 has the stash kernels of every config");
-// Fixed-group kernels (kFixedGroups): [dtype][group], NULL where none is built (fp32 g128).
-#define OPK_FIXED_NAMES(stem)                                            \
-    {                                                                    \
-        {nullptr, stem "_f32_g256", stem "_f32_g512"},                   \
-            {stem "_f16_g128", stem "_f16_g256", stem "_f16_g512"},      \
-            {stem "_bf16_g128", stem "_bf16_g256", stem "_bf16_g512"},   \
+// Fixed-group kernels (FixedKernel, as OPK_FIXED_ROW_KERNELS in rows.cuh builds them):
+// [dtype][i]. softmax and layer_norm (OPK_FIXED_KERNELS) take fp32 rows of 4096, 8192 and
+// 16384 at 256 x 4, 256 x 8 and 512 x 8; rms_norm (OPK_RMS_FIXED_KERNELS) its 8192 at 512 x 4.
+#define OPK_FIXED_2BYTE(stem, dt)                                                      \
+    {                                                                                  \
+        {stem "_" dt "_g128", 128, opk::kFixedChunks16}, {stem "_" dt "_g256", 256, opk::kFixedChunks16}, \
+            {stem "_" dt "_g512", 512, opk::kFixedChunks16}                             \
+    }
+#define OPK_FIXED_KERNELS(stem)                                                                          \
+    {                                                                                                    \
+        {{stem "_f32_g256x4", 256, opk::kFixedChunksX4}, {stem "_f32_g256", 256, opk::kFixedChunks},     \
+         {stem "_f32_g512", 512, opk::kFixedChunks}},                                                    \
+            OPK_FIXED_2BYTE(stem, "f16"), OPK_FIXED_2BYTE(stem, "bf16")                                  \
+    }
+#define OPK_RMS_FIXED_KERNELS(stem)                                                                      \
+    {                                                                                                    \
+        {{stem "_f32_g256x4", 256, opk::kFixedChunksX4}, {stem "_f32_g512x4", 512, opk::kFixedChunksX4}, \
+         {stem "_f32_g512", 512, opk::kFixedChunks}},                                                    \
+            OPK_FIXED_2BYTE(stem, "f16"), OPK_FIXED_2BYTE(stem, "bf16")                                  \
     }

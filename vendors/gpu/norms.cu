@@ -166,7 +166,7 @@ OPK_DEV void rms_forward(const NormArgs& a) {
 
 // The exact-row body alone, so that no general body shares its registers: the fp32
 // forwards of rows exact for eight packs a thread (kRowConfigsFwdWide,
-// kRowConfigsRmsFwdWide) and the fixed-group forwards (kFixedGroups). Without kExactPath
+// kRowConfigsRmsFwdWide) and the fixed-group forwards (FixedKernel). Without kExactPath
 // (gfx900/906/908) it is the general body.
 template <typename T, int G, int C>
 OPK_DEV void rms_forward_exact(const NormArgs& a) {
@@ -839,8 +839,8 @@ OPK_ROW_KERNEL(opk_rms_fwd_wide_f32, NormArgs, rms_forward_exact, float, kRowCon
                OPK_ROW_RESIDENT_THREADS)
 OPK_ROW_KERNEL_AT_MOST(opk_ln_fwd_wide_f32, NormArgs, ln_forward_exact, float, kRowConfigsFwdWide, 1,
                        OPK_ROW_RESIDENT_THREADS, opk::kFwdWideMaxBlock)
-// The forwards of rows exact for a fixed group of kFixedGroups threads.
-OPK_FIXED_ROW_KERNELS(opk_rms_fwd_fixed, NormArgs, rms_forward_exact)
+// The forwards of rows exact for a fixed group (FixedKernel).
+OPK_RMS_FIXED_ROW_KERNELS(opk_rms_fwd_fixed, NormArgs, rms_forward_exact)
 OPK_FIXED_ROW_KERNELS(opk_ln_fwd_fixed, NormArgs, ln_forward_exact)
 // layer_norm's backward: 2-byte types take their own configs (kRowConfigsLnBwd16 says why).
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f32, NormArgs, ln_backward, float, kRowConfigsNormBwd, OPK_ROW_RESIDENT_THREADS_WIDE)

@@ -489,7 +489,7 @@ struct RowGroup {
     OPK_ROW_KERNEL(name, Args, body, T, cfgs, i, resident)
 #endif
 // A row kernel for exact rows whose group is its block of exactly G threads (the host
-// launches it with blockDim = G; kFixedGroups in kernel_params.h says why): RowGroup's
+// launches it with blockDim = G; kFixedChunks in kernel_params.h says why): RowGroup's
 // size and the packs' offsets are constants, and the block reductions' last stage
 // shuffles over the G / warp-size partials (group_reduce.cuh, shuffle_warps; the f16
 // layer_norm forwards spill 36 bytes on sm_90 with it, measured 1 % slower at 32768x4096,
@@ -502,16 +502,25 @@ struct RowGroup {
     extern "C" __global__ void OPK_BOUNDS_RESIDENT(G, resident) name(const Args a) { body<T, G, C>(a); }
 #define OPK_FIXED_ROW_KERNEL(name, Args, body, T, G, C) \
     OPK_FIXED_ROW_KERNEL_RESIDENT(name, Args, body, T, G, C, OPK_ROW_RESIDENT_THREADS_WIDE)
-// Every fixed-group kernel of a family, under the names OPK_FIXED_NAMES spells.
-#define OPK_FIXED_ROW_KERNELS(stem, Args, body)                                              \
-    OPK_FIXED_ROW_KERNEL(stem##_f32_g256, Args, body, float, 256, opk::kFixedChunks)         \
-    OPK_FIXED_ROW_KERNEL(stem##_f32_g512, Args, body, float, 512, opk::kFixedChunks)         \
+// Every fixed-group kernel of a family, under the names OPK_FIXED_KERNELS (softmax,
+// layer_norm) or OPK_RMS_FIXED_KERNELS (rms_norm) give them in kernel_params.h.
+#define OPK_FIXED_ROW_KERNELS_2BYTE(stem, Args, body)                                        \
     OPK_FIXED_ROW_KERNEL(stem##_f16_g128, Args, body, opk_f16, 128, opk::kFixedChunks16)     \
     OPK_FIXED_ROW_KERNEL(stem##_f16_g256, Args, body, opk_f16, 256, opk::kFixedChunks16)     \
     OPK_FIXED_ROW_KERNEL(stem##_f16_g512, Args, body, opk_f16, 512, opk::kFixedChunks16)     \
     OPK_FIXED_ROW_KERNEL(stem##_bf16_g128, Args, body, opk_bf16, 128, opk::kFixedChunks16)   \
     OPK_FIXED_ROW_KERNEL(stem##_bf16_g256, Args, body, opk_bf16, 256, opk::kFixedChunks16)   \
     OPK_FIXED_ROW_KERNEL(stem##_bf16_g512, Args, body, opk_bf16, 512, opk::kFixedChunks16)
+#define OPK_FIXED_ROW_KERNELS(stem, Args, body)                                              \
+    OPK_FIXED_ROW_KERNEL(stem##_f32_g256x4, Args, body, float, 256, opk::kFixedChunksX4)     \
+    OPK_FIXED_ROW_KERNEL(stem##_f32_g256, Args, body, float, 256, opk::kFixedChunks)         \
+    OPK_FIXED_ROW_KERNEL(stem##_f32_g512, Args, body, float, 512, opk::kFixedChunks)         \
+    OPK_FIXED_ROW_KERNELS_2BYTE(stem, Args, body)
+#define OPK_RMS_FIXED_ROW_KERNELS(stem, Args, body)                                          \
+    OPK_FIXED_ROW_KERNEL(stem##_f32_g256x4, Args, body, float, 256, opk::kFixedChunksX4)     \
+    OPK_FIXED_ROW_KERNEL(stem##_f32_g512x4, Args, body, float, 512, opk::kFixedChunksX4)     \
+    OPK_FIXED_ROW_KERNEL(stem##_f32_g512, Args, body, float, 512, opk::kFixedChunks)         \
+    OPK_FIXED_ROW_KERNELS_2BYTE(stem, Args, body)
 // Config 1 of a table as a kernel of its own in the 2-byte types, or in every dtype
 // (stem_f16, stem_bf16[, stem_f32]): the exact-body and long-row kernels.
 #define OPK_ROW_KERNEL_C1_2BYTE(stem, Args, body, cfgs, resident)     \

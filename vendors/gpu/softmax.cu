@@ -61,7 +61,7 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
 
 // The exact-row body alone, so that no general body shares its registers: the fp32
 // forward of rows exact for eight packs a thread (kRowConfigsFwdWide) and the fixed-group
-// forwards (kFixedGroups; kernel_params.h has the measurements). Without kExactPath
+// forwards (FixedKernel; kernel_params.h has the measurements). Without kExactPath
 // (gfx900/906/908) it is the general body. How bf16 packs convert (unpack's WordMode): a
 // word at a time in groups of 256 threads or more; the groups of 128 (rows of 4096) convert
 // through to_f32, as before kBf16WordUnpack. On the H200 (A/B alternating twice,

@@ -137,29 +137,27 @@ inline bool wide_forward_plan(const Device& d, int64_t rows, int64_t n, size_t e
            exact_plan(d, rows, n, esize, cfgs, views, p, opk::kFwdWideMinPacks);
 }
 
-// The forward kernel at a fixed group size (kFixedGroups) for rows exact for it: whole
-// aligned packs, kFixedChunks (fp32) or kFixedChunks16 (2-byte) of them a thread of a
-// block of one of kFixedGroups threads whose kernel exists (names: that dtype's row of an
-// OPK_FIXED_NAMES table). Returns the kernel's name with its plan (config 1: one block of
-// G threads a row, one block per row), or NULL (and *p untouched) for any other rows.
+// The forward kernel at a fixed group size for rows exact for it: whole aligned packs,
+// exactly threads * chunks of them for one of `kernels` (that dtype's row of an
+// OPK_FIXED_KERNELS table; the first that fits). Returns the kernel's name with its plan
+// (config 1: one block of that kernel's threads a row, one block per row), or NULL (and *p
+// untouched) for any other rows.
 inline const char* fixed_group_plan(const Device& d, int64_t rows, int64_t n, size_t esize,
-                                    const char* const (&names)[3],
+                                    const opk::FixedKernel (&kernels)[3],
                                     std::initializer_list<const opk::RowsView*> views, RowPlan* p) {
-    const int64_t pack = int64_t(16 / esize), chunks = esize == 2 ? opk::kFixedChunks16 : opk::kFixedChunks;
-    if (n % (pack * chunks) != 0) return nullptr;
-    const int64_t threads = n / (pack * chunks);
-    for (int i = 0; i < 3; ++i) {
-        if (threads != opk::kFixedGroups[i] || !names[i] || threads % d.warp_size != 0) continue;
+    const int64_t pack = int64_t(16 / esize);
+    for (const opk::FixedKernel& k : kernels) {
+        if (n != pack * k.threads * k.chunks || k.threads % d.warp_size != 0) continue;
         for (const opk::RowsView* v : views)
             if (!v->vec) return nullptr;
         RowPlan f{};
         f.config = 1;
-        f.block = unsigned(threads);
-        const int64_t resident = std::max<int64_t>(1, kResidentThreads / threads);
+        f.block = unsigned(k.threads);
+        const int64_t resident = std::max<int64_t>(1, kResidentThreads / k.threads);
         f.grid = size_t(std::min<int64_t>(rows, int64_t(d.sm_count) * resident * kRowGridWavesBalanced));
         f.groups = int64_t(f.grid);
         *p = f;
-        return names[i];
+        return k.name;
     }
     return nullptr;
 }

@@ -40,8 +40,8 @@ const KernelNames& ln_exact16_kernels(int type, unsigned block) {
 const char* const kRmsFwdWide[3] = {"opk_rms_fwd_f32_c0", "opk_rms_fwd_wide_f32", "opk_rms_fwd_f32_c2"};
 const char* const kLnFwdWide[3] = {"opk_ln_fwd_f32_c0", "opk_ln_fwd_wide_f32", "opk_ln_fwd_f32_c2"};
 // Rows exact for a fixed group (fixed_group_plan).
-const char* const kRmsFwdFixed[3][3] = OPK_FIXED_NAMES("opk_rms_fwd_fixed");
-const char* const kLnFwdFixed[3][3] = OPK_FIXED_NAMES("opk_ln_fwd_fixed");
+const opk::FixedKernel kRmsFwdFixed[3][3] = OPK_RMS_FIXED_KERNELS("opk_rms_fwd_fixed");
+const opk::FixedKernel kLnFwdFixed[3][3] = OPK_FIXED_KERNELS("opk_ln_fwd_fixed");
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
 // The backwards with the rows stashed in shared memory: [dtype][config][exact].
 const char* const kRmsBwdStash[3][3][2] = OPK_RMS_STASH_NAMES("opk_rms_bwd_stash");
