@@ -12,6 +12,8 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstring>
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -63,7 +65,20 @@ TEST_CASE("the max-shifted exp loops are within 1.5 ulp of exp over [-87.3, 0], 
     CHECK(std::fabs(double(s) - sum) <= 1e-5 * sum);
     const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
     const std::vector<float> edge = {-inf, nan, -87.4f, -88.0f, -104.5f, -1000.0f, 0.0f, -0.0f, -1e-30f, -87.3f};
+    // The loops take sixteen lanes at a time (f32x16) and the rest one by one: the edge
+    // values in both places, at the start of a 42-element row and in its 10-element tail,
+    // must give the same bits.
+    std::vector<float> row(42, -1.0f);
+    std::copy(edge.begin(), edge.end(), row.begin() + 3);
+    std::copy(edge.begin(), edge.end(), row.end() - int64_t(edge.size()));
+    const std::vector<float> in_row = exp_shifted_of(row);
     const std::vector<float> e = exp_shifted_of(edge);
+    for (size_t k = 0; k < edge.size(); ++k) {
+        INFO("edge value " << edge[k]);
+        const float lane = in_row[3 + k], tail = in_row[row.size() - edge.size() + k];
+        CHECK((std::memcmp(&lane, &tail, 4) == 0 || (std::isnan(lane) && std::isnan(tail))));
+        CHECK((std::memcmp(&lane, &e[k], 4) == 0 || (std::isnan(lane) && std::isnan(e[k]))));
+    }
     CHECK(e[0] == 0.0f);
     CHECK(std::isnan(e[1]));
     CHECK(e[2] == 0.0f);

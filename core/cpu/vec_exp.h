@@ -22,17 +22,38 @@
 
 namespace opkit::cpu::vec {
 
-__attribute__((always_inline)) inline float bits_to_float(uint32_t b) {
-    float f;
-    std::memcpy(&f, &b, sizeof f);
-    return f;
+// Sixteen fp32 lanes as one GCC vector, for the loops that must use AVX-512's full width:
+// GCC's x86-64-v4 clones auto-vectorize with 256-bit registers (its default
+// prefer-vector-width, which -mprefer-vector-width=512 does not change inside a
+// target_clones clone), so a plain loop there runs two ymm halves. An explicit 64-byte
+// vector is one zmm register in that clone, two ymm in the x86-64-v3 one and four xmm in
+// the baseline: the same lanes, in the same order, everywhere.
+// The templates here pass them by value, always inlined into the clone that calls them, so
+// no call crosses the ABI boundary GCC's -Wpsabi note is about (core/CMakeLists.txt).
+typedef float f32x16 __attribute__((vector_size(64)));
+typedef uint32_t u32x16 __attribute__((vector_size(64)));
+
+// The unsigned integer of a float's bits: uint32_t for float, u32x16 for f32x16.
+template <class F>
+struct BitsOf {
+    using type = uint32_t;
+};
+template <>
+struct BitsOf<f32x16> {
+    using type = u32x16;
+};
+
+// The same bits as another type of the same size (a register move once inlined).
+template <class To, class From>
+__attribute__((always_inline)) inline To same_bits(const From& v) {
+    static_assert(sizeof(To) == sizeof(From), "same size");
+    To t;
+    std::memcpy(&t, &v, sizeof t);
+    return t;
 }
 
-__attribute__((always_inline)) inline uint32_t float_to_bits(float f) {
-    uint32_t b;
-    std::memcpy(&b, &f, sizeof b);
-    return b;
-}
+__attribute__((always_inline)) inline float bits_to_float(uint32_t b) { return same_bits<float>(b); }
+__attribute__((always_inline)) inline uint32_t float_to_bits(float f) { return same_bits<uint32_t>(f); }
 
 // e^x = 2^n * e^r with n = round(x / ln 2) and |r| <= ln(2) / 2: ln 2 split in two so that
 // n * ln2_hi is exact, a degree-7 polynomial for e^r (Taylor-like, coefficients fitted
@@ -46,21 +67,22 @@ __attribute__((always_inline)) inline uint32_t float_to_bits(float f) {
 // float pattern); the AVX2 loop of exp over bf16 input is about 20 % shorter and faster.
 // The shared core: e^x = 2^n * p for x already clamped to where n fits the callers'
 // exponent arithmetic; returns p = e^r and sets *n_bits to n as an unsigned integer
-// (wrapped for a NaN, harmlessly: the NaN stays in p).
-__attribute__((always_inline)) inline float exp_reduced(float x, uint32_t* n_bits) {
+// (wrapped for a NaN, harmlessly: the NaN stays in p). F is float or f32x16 (each lane
+// as a float), U its BitsOf.
+template <class F, class U = typename BitsOf<F>::type>
+__attribute__((always_inline)) inline F exp_reduced(F x, U* n_bits) {
     constexpr float kLog2e = 1.44269504088896341f;
     constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-    const float t = x * kLog2e + kRound;   // n in its low mantissa bits, as an integer
-    const float n = t - kRound;
-    float r = x - n * 0.693359375f;  // ln 2, high part (exact times n)
+    const F t = x * kLog2e + kRound;       // n in its low mantissa bits, as an integer
+    const F n = t - kRound;
+    F r = x - n * 0.693359375f;  // ln 2, high part (exact times n)
     r = r - n * -2.12194440e-4f;     // ln 2 - high part
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
+    F p = r * 1.9875691500e-4f + 1.3981999507e-3f;
     p = p * r + 8.3334519073e-3f;
     p = p * r + 4.1665795894e-2f;
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
-    *n_bits = float_to_bits(t) - float_to_bits(kRound);
+    *n_bits = same_bits<U>(t) - float_to_bits(kRound);
     return p * r * r + r + 1.0f;
 }
 
@@ -79,14 +101,20 @@ __attribute__((always_inline)) inline float exp_fast(float x) {
 // zero instead of built as subnormals, so 2^n is one factor, not two. Within 1.4 ulp of
 // e^x where that is at least 2^-126 (the same polynomial as exp_fast); -inf -> 0, NaN ->
 // NaN. Inputs above 0 are outside its contract (past 88.7 its result is garbage).
-__attribute__((always_inline)) inline float exp_nonpositive(float x) {
+template <class F>
+__attribute__((always_inline)) inline F exp_nonpositive(F x) {
+    using U = typename BitsOf<F>::type;
     constexpr float kLo = -87.33654f;  // ln(2^-126): below it the result is flushed to zero
-    uint32_t ni;
-    const float p = exp_reduced(x, &ni);
+    U ni;
+    const F p = exp_reduced(x, &ni);
     // n in [-126, 0] here gives a normal 2^n; below kLo (and for -inf) the select drops
     // whatever the wrapped exponent made. A NaN fails the comparison and stays in p.
-    const float y = p * bits_to_float((ni + 127) << 23);
-    return x < kLo ? 0.0f : y;
+    const F y = p * same_bits<F>((ni + 127u) << 23);
+    if constexpr (sizeof(F) == sizeof(float)) {
+        return x < kLo ? 0.0f : y;
+    } else {
+        return x < kLo ? F{} : y;  // lane by lane
+    }
 }
 
 // erfc(x) = t * exp(-z^2 + P(t)), z = |x|, t = 1 / (1 + z/2), for x >= 0, and

@@ -9,6 +9,33 @@
 
 namespace opkit::cpu::vec {
 
+namespace {
+
+// Sixteen elements of a row as fp32 lanes (f32x16, vec_exp.h says why a GCC vector), and
+// sixteen fp32 lanes stored: memcpy, since rows need not be 64-byte aligned.
+typedef uint16_t u16x16 __attribute__((vector_size(32)));
+__attribute__((always_inline)) inline f32x16 load16(const float* p) {
+    f32x16 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+__attribute__((always_inline)) inline f32x16 load16(const uint16_t* p) {  // bf16 bits
+    u16x16 h;
+    std::memcpy(&h, p, sizeof h);
+    return same_bits<f32x16>(__builtin_convertvector(h, u32x16) << 16);
+}
+__attribute__((always_inline)) inline void store16(float* p, const f32x16& v) { std::memcpy(p, &v, sizeof v); }
+
+// The lanes' partial sums added in a fixed order (lane 0 first), as the loops below have
+// always added theirs: every clone gives the same result.
+__attribute__((always_inline)) inline float lane_sum(const f32x16& acc) {
+    float r = 0.0f;
+    for (int k = 0; k < 16; ++k) r += acc[k];
+    return r;
+}
+
+}  // namespace
+
 // Thirty-two independent partial sums, added in a fixed order: the compiler keeps them in
 // several vectors (four of eight in the AVX2 clone; GCC 12's AVX-512 clone used two of
 // sixteen), so several additions are in flight where one vector of partial sums would
@@ -71,23 +98,18 @@ OPKIT_CLONES float max(const float* x, int64_t n) {
     return n ? bits_to_float(uint32_t(order_key(m))) : -INFINITY;
 }
 
-// exp and sum in one pass, through 16-element blocks copied to the stack: y may be x
-// itself (softmax works in place), and the fixed blocks vectorize whatever the aliasing.
-// Sixteen partial sums, added in a fixed order, keep the result independent of the clone.
+// exp and sum in one pass, sixteen lanes at a time (loaded before y is written: y may be x
+// itself, softmax works in place). Sixteen partial sums, added in a fixed order, keep the
+// result independent of the clone.
 OPKIT_CLONES_WIDE float exp_shifted(const float* x, float shift, float* y, int64_t n) {
-    float acc[16] = {};
+    f32x16 acc = {};
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        float v[16];
-        for (int k = 0; k < 16; ++k) v[k] = x[i + k];
-        for (int k = 0; k < 16; ++k) {
-            v[k] = exp_nonpositive(v[k] - shift);
-            acc[k] += v[k];
-        }
-        for (int k = 0; k < 16; ++k) y[i + k] = v[k];
+        const f32x16 e = exp_nonpositive(load16(x + i) - shift);
+        store16(y + i, e);
+        acc += e;
     }
-    float r = 0.0f;
-    for (int k = 0; k < 16; ++k) r += acc[k];
+    float r = lane_sum(acc);
     for (; i < n; ++i) {
         const float e = exp_nonpositive(x[i] - shift);
         y[i] = e;
@@ -145,16 +167,14 @@ OPKIT_CLONES_WIDE float dot_bf16(const uint16_t* a, const uint16_t* b, int64_t n
 
 // As exp_shifted, from bf16 (y is fp32 scratch, never the input).
 OPKIT_CLONES_WIDE float exp_shifted_bf16(const uint16_t* x, float shift, float* y, int64_t n) {
-    float acc[16] = {};
+    f32x16 acc = {};
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        for (int k = 0; k < 16; ++k) {
-            const float e = exp_nonpositive(bf16_to_f32(x[i + k]) - shift);
-            y[i + k] = e;
-            acc[k] += e;
-        }
-    float r = 0.0f;
-    for (int k = 0; k < 16; ++k) r += acc[k];
+    for (; i + 16 <= n; i += 16) {
+        const f32x16 e = exp_nonpositive(load16(x + i) - shift);
+        store16(y + i, e);
+        acc += e;
+    }
+    float r = lane_sum(acc);
     for (; i < n; ++i) {
         const float e = exp_nonpositive(bf16_to_f32(x[i]) - shift);
         y[i] = e;
@@ -167,12 +187,10 @@ OPKIT_CLONES_WIDE float exp_shifted_bf16(const uint16_t* x, float shift, float* 
 // which needs no exponentials afterwards. Sixteen partial sums as in exp_shifted.
 template <class T>
 __attribute__((always_inline)) inline float exp_sum_row(const T* x, float shift, int64_t n) {
-    float acc[16] = {};
+    f32x16 acc = {};
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        for (int k = 0; k < 16; ++k) acc[k] += exp_nonpositive(as_f32(x[i + k]) - shift);
-    float r = 0.0f;
-    for (int k = 0; k < 16; ++k) r += acc[k];
+    for (; i + 16 <= n; i += 16) acc += exp_nonpositive(load16(x + i) - shift);
+    float r = lane_sum(acc);
     for (; i < n; ++i) r += exp_nonpositive(as_f32(x[i]) - shift);
     return r;
 }
