@@ -15,7 +15,11 @@
 // and PyTorch's own kernels use AVX-512 on CPUs that have it, and the bf16 row passes,
 // whose widening and rounding AVX-512VL does in fewer instructions (vpmovdw, masks):
 // layer_norm's bf16 forward at 2048x4096, one thread, on the 2-core VM (a Sapphire Rapids
-// by its flags), 4.2 -> 2.5 ms on top of the wider reductions of vec_math.cpp.
+// by its flags), 4.2 -> 2.5 ms on top of the wider reductions of vec_math.cpp. GCC's
+// autovectorizer picks the width per loop in that clone (256 bits preferred): plain loops
+// came out at 512 bits, the exp loops' 16-element blocks at two 256-bit halves until they
+// were written as one 16-lane vector (f32x16, vec_exp.h; softmax's exp pass at one thread
+// 10-28 % faster on the VM).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(OPKIT_NO_CLONES)
 #  define OPKIT_CLONES __attribute__((target_clones("default", "arch=x86-64-v3")))
 #  define OPKIT_CLONES_WIDE __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
