@@ -203,22 +203,31 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         CHECK(l.block == 512);
         // fp32 rows of 4096: 256 threads of four packs (x4) in every family; rows of 8192
         // at eight packs in softmax and layer_norm, at 512 threads of four in rms_norm.
-        RocmTensor x4({2, 4096}, kF32), y4({2, 4096}, kF32), w4({4096}, kF32), r4({2}, kF32);
-        l = first_launch_of([&] { return opkit_softmax_forward(x4.get(), y4.get(), nullptr); });
-        CHECK(l.name == "opk_softmax_fwd_fixed_f32_g256x4");
-        CHECK(l.block == 256);
-        l = first_launch_of(
-            [&] { return opkit_rms_norm_forward(x4.get(), w4.get(), 1e-6f, 0.0f, y4.get(), r4.get(), nullptr); });
-        CHECK(l.name == "opk_rms_fwd_fixed_f32_g256x4");
-        RocmTensor x8({2, 8192}, kF32), y8({2, 8192}, kF32), w8({8192}, kF32);
-        l = first_launch_of([&] { return opkit_softmax_forward(x8.get(), y8.get(), nullptr); });
-        CHECK(l.name == "opk_softmax_fwd_fixed_f32_g256");
-        CHECK(l.block == 256);
-        l = first_launch_of(
-            [&] { return opkit_rms_norm_forward(x8.get(), w8.get(), 1e-6f, 0.0f, y8.get(), r4.get(), nullptr); });
-        CHECK(l.name == "opk_rms_fwd_fixed_f32_g512x4");
-        CHECK(l.block == 512);
-        CHECK(l.grid == 2);
+        struct Fp32Pick {
+            int64_t n;
+            const char *softmax, *rms, *ln;
+            unsigned rms_block;
+        };
+        for (const Fp32Pick& c :
+             {Fp32Pick{4096, "opk_softmax_fwd_fixed_f32_g256x4", "opk_rms_fwd_fixed_f32_g256x4",
+                       "opk_ln_fwd_fixed_f32_g256x4", 256},
+              Fp32Pick{8192, "opk_softmax_fwd_fixed_f32_g256", "opk_rms_fwd_fixed_f32_g512x4",
+                       "opk_ln_fwd_fixed_f32_g256", 512}}) {
+            INFO("fp32 rows of " << c.n);
+            RocmTensor xf({2, c.n}, kF32), yf({2, c.n}, kF32), wf({c.n}, kF32), bf({c.n}, kF32);
+            RocmTensor mf({2}, kF32), rf({2}, kF32);
+            CHECK(first_launch_of([&] { return opkit_softmax_forward(xf.get(), yf.get(), nullptr); }).name ==
+                  c.softmax);
+            const Launch r = first_launch_of(
+                [&] { return opkit_rms_norm_forward(xf.get(), wf.get(), 1e-6f, 0.0f, yf.get(), rf.get(), nullptr); });
+            CHECK(r.name == c.rms);
+            CHECK(r.block == c.rms_block);
+            CHECK(r.grid == 2);
+            CHECK(first_launch_of([&] {
+                      return opkit_layer_norm_forward(xf.get(), wf.get(), bf.get(), 1e-5f, yf.get(), mf.get(),
+                                                      rf.get(), nullptr);
+                  }).name == c.ln);
+        }
         // fp32 rows of 12288: exact for eight packs of 384 threads, no fixed group.
         RocmTensor xw({2, 12288}, kF32), yw({2, 12288}, kF32);
         l = first_launch_of([&] { return opkit_softmax_forward(xw.get(), yw.get(), nullptr); });
