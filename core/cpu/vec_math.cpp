@@ -99,9 +99,10 @@ OPKIT_CLONES float max(const float* x, int64_t n) {
 }
 
 // exp and sum in one pass, sixteen lanes at a time (loaded before y is written: y may be x
-// itself, softmax works in place). Sixteen partial sums, added in a fixed order, keep the
-// result independent of the clone.
-OPKIT_CLONES_WIDE float exp_shifted(const float* x, float shift, float* y, int64_t n) {
+// itself, softmax works in place; from bf16, y is fp32 scratch, never the input). Sixteen
+// partial sums, added in a fixed order, keep the result independent of the clone.
+template <class T>
+__attribute__((always_inline)) inline float exp_shifted_row(const T* x, float shift, float* y, int64_t n) {
     f32x16 acc = {};
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
@@ -111,11 +112,15 @@ OPKIT_CLONES_WIDE float exp_shifted(const float* x, float shift, float* y, int64
     }
     float r = lane_sum(acc);
     for (; i < n; ++i) {
-        const float e = exp_nonpositive(x[i] - shift);
+        const float e = exp_nonpositive(as_f32(x[i]) - shift);
         y[i] = e;
         r += e;
     }
     return r;
+}
+
+OPKIT_CLONES_WIDE float exp_shifted(const float* x, float shift, float* y, int64_t n) {
+    return exp_shifted_row(x, shift, y, n);
 }
 
 OPKIT_CLONES void scale(float* x, float s, int64_t n) {
@@ -165,22 +170,8 @@ OPKIT_CLONES_WIDE float dot_bf16(const uint16_t* a, const uint16_t* b, int64_t n
 #undef E
 }
 
-// As exp_shifted, from bf16 (y is fp32 scratch, never the input).
 OPKIT_CLONES_WIDE float exp_shifted_bf16(const uint16_t* x, float shift, float* y, int64_t n) {
-    f32x16 acc = {};
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const f32x16 e = exp_nonpositive(load16(x + i) - shift);
-        store16(y + i, e);
-        acc += e;
-    }
-    float r = lane_sum(acc);
-    for (; i < n; ++i) {
-        const float e = exp_nonpositive(bf16_to_f32(x[i]) - shift);
-        y[i] = e;
-        r += e;
-    }
-    return r;
+    return exp_shifted_row(x, shift, y, n);
 }
 
 // Sum of exp(x[i] - shift), nothing stored: the cross-entropy forward's log-sum-exp,
