@@ -627,9 +627,20 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
 // cluster, whose row sums the blocks add through distributed shared memory (cluster_sums)
 // — for rows whose x and dy do not fit two to a block (fp32 rows of 16384). The host makes
 // the packs a multiple of K; partial row g of dweight/dbias is cluster g's.
+// The kernels are issue-bound (Nsight Compute, H200, bf16 rows of 8192 and 16384: 58-66 %
+// of issue slots busy, warps most often stalled "not selected"; ~27 warp instructions an
+// element, 6 of them bf16 unpacking), so layer_norm in 2-byte types takes the first pass's
+// x-hat as one FMA (x * rstd - mean * rstd; fp32 keeps (x - mean) * rstd, whose rounding its
+// tolerance needs) and, at two packs a thread, unpacks its weight once per kernel
+// (kWeightOnce): bf16 layer_norm 0.2100 -> 0.2054 ms at 32768x4096, 0.1153 -> 0.1120 at
+// 8192x8192, f16 5 % (bench/results/2026-11-29-s16/r1, r2). rms_norm measured within 1 %
+// either way with its weight unpacked once and keeps it per row; the four-pack kernels have
+// no registers for it, and the weight as fp32 in shared memory after the ring instead ran
+// 2 % slower in bf16 (twice the shared loads; r2).
 template <typename T, int B, int C, bool Ln, bool Exact, int K = 1>
 OPK_DEV void norm_backward_stash(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
+    constexpr bool kWeightOnce = Ln && sizeof(T) == 2 && C <= 2;
     // The rows' reductions alternate between two scratches: one barrier each.
     __shared__ float smem[2][kReduceSlots];
     // K > 1: this block's row sums, read by the cluster's blocks; alternating as smem, so
@@ -694,8 +705,9 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
             inv_next = strided_get<float>(a.rstd, r + row_step);
         }
         const uint4* slot = ring + ring_slots.next(j, request) * slot_packs;  // row j, landed
+        if constexpr (!kWeightOnce)
 #pragma unroll
-        for (int i = 0; i < C; ++i) per_iteration_words(weight.raw[i]);
+            for (int i = 0; i < C; ++i) per_iteration_words(weight.raw[i]);
         auto row_pack = [&](int i, int64_t c, float (&x)[P], float (&dy)[P], float (&wv)[P]) {
             unpack<T, P>(slot[c], x);
             unpack<T, P>(slot[sp.packs + c], dy);
@@ -704,6 +716,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
         };
         // layer_norm: sum(g), sum(g * xhat); rms_norm: sum(g * x). g = dy * weight.
         float sums[2] = {0.0f, 0.0f};
+        const float neg_mu_inv = -mu * inv;
         mine_packs([&](int i, int64_t c) {
             float x[P], dy[P], wv[P];
             row_pack(i, c, x, dy, wv);
@@ -711,7 +724,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
             for (int k = 0; k < P; ++k) {
                 const float gk = dy[k] * wv[k];
                 if constexpr (Ln) {
-                    const float xh = (x[k] - mu) * inv;
+                    const float xh = sizeof(T) == 2 ? fmaf(x[k], inv, neg_mu_inv) : (x[k] - mu) * inv;
                     sums[0] += gk;
                     sums[1] += gk * xh;
                     dw.add(i, c, k, dy[k] * xh);
