@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs scripts/gpu-check.sh as five runs side by side on one GPU machine, so that the whole
+# Runs scripts/gpu-check.sh as six runs side by side on one GPU machine, so that the whole
 # check fits one call of the device tool (at most 600 s): alone it takes about 15 minutes
 # (cuda-tests and rocm-tests about 4-5 minutes each). The parts hold the long steps apart
 # (docs/gpu-runs.md lists each step's time); every step of gpu-check.sh is in exactly one
@@ -20,6 +20,7 @@ parts=(
   "rocm='^(hipshim-selftest|rocm-tests|rocm-conformance|rocm-rocblas-matmul|tiny_lm-rocm)$'"
   "no-clusters='^cuda-tests-no-clusters$'"
   "stash='^stash-kernels-ran$'"
+  "sanitize='^(stash-memcheck|stash-racecheck)$'"
   "rest='^(opkit-info|api-tests|conformance|pytest|cpu-unit-tests|cpu-defaults-vs-float64|ctest|tiny_lm-gpu|tiny_lm-cpu)$'"
 )
 if [ "${1:-}" = "--parts" ]; then  # the parts, one "name=expression" a line (for the test)

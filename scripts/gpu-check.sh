@@ -80,6 +80,20 @@ if command -v ncu >/dev/null && [ "$(nvidia-smi --query-gpu=compute_cap --format
 else
   skipped stash-kernels-ran "needs ncu and a device of compute capability 9.0 or later"
 fi
+# compute-sanitizer over the norm stash kernels, on the norm backwards' stash test case:
+# memcheck instruments the one-block kernels (opk_*_bwd_stash_*_s<i>: their rings are
+# filled by cp.async), racecheck the fp32 kernels split over a cluster of two blocks
+# (opk_*_bwd_stash_f32_k2*: the blocks add their row sums through distributed shared
+# memory). Only the named kernels are instrumented; the rest of the case runs natively.
+stash_case="ops: norm backwards through the stash kernels*"
+if command -v compute-sanitizer >/dev/null; then
+  step stash-memcheck compute-sanitizer --tool memcheck --error-exitcode 1 --kernel-name kns=_bwd_stash_ \
+    "$build/bin/opkit_cuda_tests" "$stash_case"
+  step stash-racecheck compute-sanitizer --tool racecheck --error-exitcode 1 --kernel-name kns=_stash_f32_k2 \
+    "$build/bin/opkit_cuda_tests" "$stash_case"
+else
+  for name in stash-memcheck stash-racecheck; do skipped $name "needs compute-sanitizer"; done
+fi
 step pytest env OPKIT_LIBRARY="$PWD/$build/lib/libopkit.so.1" python3 -m pytest -q -rfs -p no:cacheprovider python/tests
 # The CPU defaults on this machine's CPU: GPU machines have AVX-512, which the CI machine
 # lacks, so this is where the x86-64-v4 clones of core/cpu run their tests (the unit tests,
