@@ -30,3 +30,12 @@ fi
 if ! /usr/bin/python3 -c "import ml_dtypes" 2>/dev/null; then
   /usr/bin/python3 -m pip install -q --break-system-packages --no-deps "ml_dtypes==0.4.1"
 fi
+
+# NVIDIA's cuobjdump and nvdisasm (pip wheels; the CUDA toolkit here has neither), where the
+# CUDA toolkit is: bench/sass_static.py reads the cuda vendor's SASS with them, and its test
+# compiles a kernel with nvcc and reads it end to end.
+if [ -x /usr/local/cuda/bin/nvcc ] &&
+   ! /usr/bin/python3 -c "import glob, sys; sys.exit(not any(glob.glob(p + '/nvidia/cu*/bin/nvdisasm') for p in sys.path))" 2>/dev/null; then
+  /usr/bin/python3 -m pip install -q --break-system-packages --no-deps \
+    "nvidia-cuda-cuobjdump==13.5.37" "nvidia-cuda-nvdisasm==13.5.37"
+fi

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""The SASS of the cuda vendor's kernels, read on the build machine (no GPU needed):
+registers, spills and, for each kernel, its largest loops with their instruction counts
+and opcode mix.
+
+    python3 bench/sass_static.py build/vendors/cuda/fatbin/norms.fatbin \\
+        --kernel 'ln_bwd_stash_bf16_s[12]_exact' [--loops 2] [--top 20]
+
+A kernel's row loop is its largest loop: its instruction count is the kernel's static work
+a row (a warp executes it once a row, less the branches it skips), the number the
+experiments compare before they spend device time. Nsight Compute's SASS page on the GPU
+machine gives the executed counts (bench/ncu_sass_mix.py). The binary is a cubin or a
+fatbin (the build's vendors/cuda/fatbin/*.fatbin); the vendor .so loads those as data, so
+cuobjdump does not see its kernels.
+
+cuobjdump: $CUOBJDUMP, else the one on PATH or in /usr/local/cuda/bin, else the one of
+NVIDIA's pip wheels (`pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm`: CUDA 13.5's,
+which read the sm_90 code nvcc 13.0 writes; the 2-core build VM's CUDA has neither).
+"""
+import argparse
+import collections
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+
+def find_cuobjdump():
+    """The cuobjdump to run, or None."""
+    env = os.environ.get("CUOBJDUMP")
+    if env:
+        return env
+    found = shutil.which("cuobjdump")
+    if found:
+        return found
+    if os.access("/usr/local/cuda/bin/cuobjdump", os.X_OK):
+        return "/usr/local/cuda/bin/cuobjdump"
+    # The pip wheel's nvidia/cu*/bin/cuobjdump, in this interpreter's paths or Debian's
+    # python3's (scripts/install-deps.sh installs it there).
+    for base in sys.path + sorted(glob.glob("/usr/local/lib/python3*/dist-packages")):
+        for path in sorted(glob.glob(os.path.join(base, "nvidia", "cu*", "bin", "cuobjdump")), reverse=True):
+            if os.access(path, os.X_OK):
+                return path
+    return None
+
+
+def parse_sass(text):
+    """{kernel: [(address, instruction text)]} from `cuobjdump -sass` output."""
+    kernels = collections.OrderedDict()
+    current = None
+    for line in text.splitlines():
+        m = re.match(r"\s*Function\s*:\s*(\S+)", line)
+        if m:
+            current = kernels.setdefault(m.group(1), [])
+            continue
+        m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line)
+        if m and current is not None:
+            current.append((int(m.group(1), 16), m.group(2).strip()))
+    return kernels
+
+
+def parse_resources(text):
+    """{kernel: {"REG": n, "STACK": n, "LOCAL": n, ...}} from `cuobjdump -res-usage`."""
+    out = {}
+    name = None
+    for line in text.splitlines():
+        m = re.match(r"\s*Function\s+(\S+?):\s*$", line)
+        if m:
+            name = m.group(1)
+            continue
+        if name and "REG:" in line:
+            out[name] = {k: int(v) for k, v in re.findall(r"([A-Z]+(?:\[\d+\])?):(\d+)", line)}
+            name = None
+    return out
+
+
+def opcode(instruction):
+    """The opcode with its modifiers, the predicate (@P0, @!UP1) dropped."""
+    text = re.sub(r"^@!?U?P\w+\s+", "", instruction)
+    return text.split()[0] if text else "?"
+
+
+def loops(instructions):
+    """[(first, last)] index pairs of the loops: a branch to an earlier address closes the
+    loop that starts at its target. Largest first."""
+    index = {address: i for i, (address, _) in enumerate(instructions)}
+    found = []
+    for i, (address, text) in enumerate(instructions):
+        if not opcode(text).startswith("BRA"):
+            continue
+        m = re.search(r"\b0x([0-9a-f]+)\b", text)
+        if m:
+            target = int(m.group(1), 16)
+            if target <= address and target in index:
+                found.append((index[target], i))
+    return sorted(set(found), key=lambda span: (span[0] - span[1], span[0]))
+
+
+def mix(instructions, first, last):
+    return collections.Counter(opcode(text) for _, text in instructions[first:last + 1])
+
+
+def report(kernels, resources, pattern, n_loops, top):
+    lines = []
+    for name, instructions in kernels.items():
+        if pattern and not re.search(pattern, name):
+            continue
+        res = resources.get(name, {})
+        head = f"{name}: {len(instructions)} instructions"
+        if res:
+            head += f", {res.get('REG', '?')} registers, {res.get('STACK', 0)} bytes stack, {res.get('LOCAL', 0)} local"
+        lines.append(head)
+        for first, last in loops(instructions)[:n_loops]:
+            counts = mix(instructions, first, last)
+            lines.append(f"  loop {instructions[first][0]:#06x}-{instructions[last][0]:#06x}: "
+                         f"{last - first + 1} instructions")
+            lines.append("    " + ", ".join(f"{op} {n}" for op, n in counts.most_common(top)))
+    return lines
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("binary", help="cubin or fatbin")
+    p.add_argument("--kernel", default="", help="regular expression over kernel names (default: all)")
+    p.add_argument("--loops", type=int, default=1, help="largest loops to show a kernel (default 1)")
+    p.add_argument("--top", type=int, default=20, help="opcodes to show a loop (default 20)")
+    args = p.parse_args()
+    tool = find_cuobjdump()
+    if not tool:
+        sys.exit("sass_static: no cuobjdump (set CUOBJDUMP, or: pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
+    # cuobjdump runs nvdisasm, which the pip wheels install beside it.
+    env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(tool)) + os.pathsep + os.environ.get("PATH", ""))
+    sass = subprocess.run([tool, "-sass", args.binary], capture_output=True, text=True, env=env)
+    if sass.returncode != 0:
+        sys.exit(f"sass_static: {tool} -sass {args.binary} failed: {sass.stderr.strip()}")
+    res = subprocess.run([tool, "-res-usage", args.binary], capture_output=True, text=True, env=env)
+    lines = report(parse_sass(sass.stdout), parse_resources(res.stdout), args.kernel, args.loops, args.top)
+    if not lines:
+        sys.exit(f"sass_static: no kernel of {args.binary} matches {args.kernel!r}")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

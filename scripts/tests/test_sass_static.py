@@ -1,0 +1,118 @@
+"""Tests of bench/sass_static.py (a kernel's static SASS on the build machine: registers,
+its largest loops and their opcode mix). The parser runs on text in cuobjdump's format
+(the lines below are cut from its output for the norm stash backward, addresses and
+operands shortened); where nvcc and a cuobjdump are at hand, a small kernel is compiled
+and read end to end, else that test says SKIP.
+
+Run:  python3 -m pytest -q scripts/tests          (or: python3 scripts/tests/test_sass_static.py)
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+sys.path.insert(0, HERE)
+import sass_static  # noqa: E402
+from plain_runner import run, skip  # noqa: E402
+
+SASS = """
+	code for sm_90
+		Function : opk_two_loops
+	.headerflags	@"EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                                /* 0x00000a00ff017b82 */
+                                                                                         /* 0x000e620000000800 */
+        /*0010*/                   S2R R6, SR_TID.X ;                                    /* 0x0000000000067919 */
+        /*0020*/                   LDS.128 R8, [R6] ;                                    /* 0x0000000006087984 */
+        /*0030*/                   SHF.L.U32 R12, R8, 0x10, RZ ;                         /* 0x00000010080c7819 */
+        /*0040*/                   LOP3.LUT R13, R8, 0xffff0000, RZ, 0xc0, !PT ;         /* 0xffff0000080d7812 */
+        /*0050*/                   FFMA R20, R12, R13, R20 ;                             /* 0x0000000d0c147223 */
+        /*0060*/                   FADD R21, R12, R21 ;                                  /* 0x000000150c157221 */
+        /*0070*/                   ISETP.NE.AND P1, PT, R6, RZ, PT ;                     /* 0x000000ff0600720c */
+        /*0080*/              @P1   BRA 0x60 ;                                            /* 0xfffffffc00cc1947 */
+        /*0090*/                   VIADD R6, R6, 0x1 ;                                   /* 0x0000000106067836 */
+        /*00a0*/                   ISETP.GE.AND P0, PT, R6, R7, PT ;                     /* 0x000000070600720c */
+        /*00b0*/              @!P0  BRA 0x20 ;                                            /* 0xfffffff800588947 */
+        /*00c0*/                   EXIT ;                                                /* 0x000000000000794d */
+        /*00d0*/                   BRA 0xd0;                                             /* 0xfffffffc00fc7947 */
+		..........
+
+		Function : opk_straight
+	.headerflags	@"EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   MOV R1, c[0x0][0x28] ;                                /* 0x00000a0000017a02 */
+        /*0010*/                   EXIT ;                                                /* 0x000000000000794d */
+"""
+
+RES = """
+ Resource usage:
+ Common:
+  GLOBAL:0
+ Function opk_straight:
+  REG:8 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:904 TEXTURE:0 SURFACE:0 SAMPLER:0
+ Function opk_two_loops:
+  REG:128 STACK:40 SHARED:2048 LOCAL:0 CONSTANT[2]:28 CONSTANT[0]:1216 TEXTURE:0 SURFACE:0 SAMPLER:0
+"""
+
+
+def test_each_function_s_instructions_are_parsed():
+    kernels = sass_static.parse_sass(SASS)
+    assert list(kernels) == ["opk_two_loops", "opk_straight"], list(kernels)
+    assert len(kernels["opk_two_loops"]) == 14, kernels["opk_two_loops"]
+    assert kernels["opk_two_loops"][8] == (0x80, "@P1   BRA 0x60")
+    assert [t for _, t in kernels["opk_straight"]] == ["MOV R1, c[0x0][0x28]", "EXIT"]
+
+
+def test_loops_are_backward_branches_largest_first_and_predicates_drop_from_opcodes():
+    ins = sass_static.parse_sass(SASS)["opk_two_loops"]
+    spans = sass_static.loops(ins)
+    # the outer loop 0x20-0xb0, the inner 0x60-0x80, and the trailing self-branch at 0xd0
+    assert [(ins[a][0], ins[b][0]) for a, b in spans] == [(0x20, 0xB0), (0x60, 0x80), (0xD0, 0xD0)], spans
+    outer = sass_static.mix(ins, *spans[0])
+    assert outer["BRA"] == 2 and outer["FFMA"] == 1 and outer["LDS.128"] == 1, outer
+    assert outer["ISETP.GE.AND"] == 1 and "@!P0" not in outer, outer
+    assert sum(outer.values()) == 10, outer
+
+
+def test_resources_are_read_per_function():
+    res = sass_static.parse_resources(RES)
+    assert res["opk_two_loops"]["REG"] == 128 and res["opk_two_loops"]["STACK"] == 40, res
+    assert res["opk_straight"]["REG"] == 8, res
+
+
+def test_the_report_names_registers_loops_and_the_mix():
+    lines = sass_static.report(sass_static.parse_sass(SASS), sass_static.parse_resources(RES), "two", 2, 3)
+    assert lines[0] == "opk_two_loops: 14 instructions, 128 registers, 40 bytes stack, 0 local", lines
+    assert lines[1] == "  loop 0x0020-0x00b0: 10 instructions", lines
+    assert lines[3] == "  loop 0x0060-0x0080: 3 instructions", lines
+    assert len(lines) == 5, lines
+    assert sass_static.report(sass_static.parse_sass(SASS), {}, "no-such-kernel", 1, 3) == []
+
+
+def test_a_compiled_kernel_end_to_end():
+    nvcc = "/usr/local/cuda/bin/nvcc"
+    tool = sass_static.find_cuobjdump()
+    if not os.access(nvcc, os.X_OK) or not tool:
+        skip("needs nvcc at /usr/local/cuda/bin and a cuobjdump (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
+    src = ('extern "C" __global__ void opk_probe(const float* x, float* y, int n) {\n'
+           "    float s = 0.0f;\n"
+           "    for (int i = threadIdx.x; i < n; i += blockDim.x) s = fmaf(x[i], x[i], s);\n"
+           "    y[threadIdx.x] = s;\n}\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        cu, cubin = os.path.join(tmp, "probe.cu"), os.path.join(tmp, "probe.cubin")
+        with open(cu, "w") as f:
+            f.write(src)
+        subprocess.run([nvcc, "-cubin", "-O3", "-arch=sm_90", "-o", cubin, cu], check=True, capture_output=True)
+        out = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "sass_static.py"), cubin,
+                              "--kernel", "opk_probe", "--top", "40"],
+                             capture_output=True, text=True, env=dict(os.environ, CUOBJDUMP=tool))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("opk_probe: ") and " registers" in lines[0], lines
+    assert lines[1].startswith("  loop "), lines
+    assert "FFMA" in lines[2] and "LDG" in lines[2], lines
+
+
+if __name__ == "__main__":
+    sys.exit(run(dict(globals())))
