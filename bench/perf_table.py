@@ -10,6 +10,14 @@ one op pair, summed; cross-entropy's "(+dlogits)" forward is already both): the 
 Issue 14's targets are marked: a value that misses is bold with its target — memory-bound
 ops >= 0.90 of copy bandwidth (cross-entropy >= 0.80), >= 1.0x torch.compile and >= 1.0x
 Liger-Kernel; matmul >= 0.90x torch.matmul. Eager ratios are shown, not targeted.
+
+    python3 bench/perf_table.py --summary RUN.json [LATER-RUN.json ...]
+
+One table instead: per op (and training step) and dtype, the worst of its shapes — the
+lowest fraction of copy bandwidth and the lowest ratio against torch.compile and against
+Liger-Kernel, each with the shape it came from. A row of a later file (same op, shape and
+dtype) replaces the earlier file's, so that a run of the ops a change touched updates the
+table of a full run; every file must come from the same GPU.
 """
 import json
 import sys
@@ -103,8 +111,73 @@ def step_lines(doc):
     return lines
 
 
+def merged(docs):
+    """One document of the rows of `docs`, a later document's row replacing an earlier
+    one's of the same (op, shape, dtype); info of the first. Raises ValueError when the
+    documents come from different GPUs."""
+    gpus = {d["info"].get("gpu") for d in docs}
+    if len(gpus) != 1:
+        raise ValueError(f"runs from different GPUs: {sorted(map(str, gpus))}")
+    rows = {}
+    for d in docs:
+        for r in d["rows"]:
+            rows[(r["op"], r["shape"], r["dtype"])] = r
+    return {"info": docs[0]["info"], "rows": list(rows.values())}
+
+
+def summary_rows(doc):
+    """[(name, dtype, (frac, shape), (vs compile, shape), (vs liger, shape))]: per op and
+    per training step, the worst value over the shapes (None where no shape has one)."""
+    bw = doc["info"].get("driver_copy_GBps")
+    entries = []  # (name, dtype, shape, frac, vs compile, vs liger)
+    for r in doc["rows"]:
+        if r["op"] == "matmul":
+            continue
+        t = times(r)
+        entries.append((r["op"], r["dtype"], r["shape"], r.get("frac_copy_bw"),
+                        ratio(t["compile"], t["opkit"]), ratio(t["liger"], t["opkit"])))
+    for line in step_lines(doc):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        name, shape, dtype = cells[0], cells[1], cells[2]
+        parsed = [None if c == "–" else float(c) for c in cells[3:7]]
+        o, _, comp, lig = parsed
+        gbps = None if cells[7] == "–" else float(cells[7])
+        step = name if "dlogits" in name else name + " (fwd+bwd)"  # that forward is the step
+        entries.append((step, dtype, shape, gbps / bw if gbps and bw else None,
+                        ratio(comp, o), ratio(lig, o)))
+    worst = {}
+    for name, dtype, shape, *vals in entries:
+        w = worst.setdefault((name, dtype), [None, None, None])
+        for i, v in enumerate(vals):
+            if v is not None and (w[i] is None or v < w[i][0]):
+                w[i] = (v, shape)
+    return [(name, dtype, *w) for (name, dtype), w in worst.items()]
+
+
+def summary(doc):
+    info = doc["info"]
+    out = [f"GPU: {info.get('gpu')}, driver {info.get('driver', '?')}, torch {info.get('torch')}, "
+           f"Triton {info.get('triton', '?')}, Liger-Kernel {info.get('liger') or 'not run'}. "
+           "Worst shape of each op and dtype:", "",
+           "| op | dtype | of copy (worst) | vs compile (worst) | vs liger (worst) |", "|---|---|---|---|---|"]
+    for name, dtype, frac, comp, lig in summary_rows(doc):
+        target = bw_target(name)
+        cell = lambda w, tgt, digits, x: "–" if w is None else f"{mark(w[0], tgt, fmt(w[0], digits) + x)} at {w[1]}"
+        out.append(f"| {name} | {dtype} | {cell(frac, target, 2, '')} | {cell(comp, 1.0, 2, 'x')} | "
+                   f"{cell(lig, 1.0, 2, 'x')} |")
+    return "\n".join(out)
+
+
 def main():
-    for path in sys.argv[1:]:
+    args = sys.argv[1:]
+    if args and args[0] == "--summary":
+        docs = []
+        for path in args[1:]:
+            with open(path) as f:
+                docs.append(json.load(f))
+        print(summary(merged(docs)))
+        return
+    for path in args:
         with open(path) as f:
             print(table(json.load(f)))
             print()

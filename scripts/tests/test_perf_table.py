@@ -1,0 +1,87 @@
+"""Tests of bench/perf_table.py's --summary mode (the worst shape of each op and dtype, over
+runs merged so that a later run's rows replace an earlier one's): rows built here in
+bench/gpu_compare.py's JSON format, and the real runs under bench/results it is used on.
+
+Run:  python3 -m pytest -q scripts/tests          (or: python3 scripts/tests/test_perf_table.py)
+"""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+sys.path.insert(0, HERE)
+import perf_table  # noqa: E402
+from plain_runner import run  # noqa: E402
+
+BW = 4000.0
+
+
+def row(op, shape, opkit, compile_ms=None, liger=None, frac=None, dtype="bf16"):
+    return {"op": op, "shape": shape, "dtype": dtype, "opkit_ms": opkit, "eager_ms": 2 * opkit,
+            "compile_ms": compile_ms, "liger_ms": liger, "opkit_GBps": (frac or 0.5) * BW,
+            "frac_copy_bw": frac}
+
+
+def doc(rows, gpu="NVIDIA H200"):
+    return {"info": {"gpu": gpu, "driver_copy_GBps": BW}, "rows": rows}
+
+
+def by_name(summary_rows):
+    return {(r[0], r[1]): r[2:] for r in summary_rows}
+
+
+def test_the_worst_shape_is_reported_for_each_measure():
+    d = doc([row("rms_norm_forward", "A", 1.0, compile_ms=1.2, liger=0.9, frac=0.95),
+             row("rms_norm_forward", "B", 1.0, compile_ms=0.8, liger=1.1, frac=0.85)])
+    frac, comp, lig = by_name(perf_table.summary_rows(d))[("rms_norm_forward", "bf16")]
+    assert frac == (0.85, "B") and lig == (0.9, "A"), (frac, lig)
+    assert abs(comp[0] - 0.8) < 1e-12 and comp[1] == "B", comp
+
+
+def test_a_later_run_replaces_the_rows_it_has():
+    first = doc([row("layer_norm_backward", "A", 1.0, liger=0.5, frac=0.70),
+                 row("layer_norm_backward", "B", 1.0, liger=1.5, frac=0.90)])
+    later = doc([row("layer_norm_backward", "A", 0.5, liger=0.5, frac=0.95)])
+    m = perf_table.merged([first, later])
+    assert len(m["rows"]) == 2, m
+    frac, _, lig = by_name(perf_table.summary_rows(m))[("layer_norm_backward", "bf16")]
+    assert frac == (0.90, "B"), frac  # A's 0.70 was replaced by 0.95
+    assert lig == (1.0, "A"), lig
+
+
+def test_runs_of_different_gpus_are_refused():
+    try:
+        perf_table.merged([doc([]), doc([], gpu="NVIDIA H100")])
+    except ValueError as e:
+        assert "different GPUs" in str(e)
+    else:
+        raise AssertionError("merged two GPUs' runs")
+
+
+def test_training_steps_sum_forward_and_backward():
+    d = doc([row("softmax_forward", "A", 1.0, compile_ms=1.0, liger=1.0, frac=0.9),
+             row("softmax_backward", "A", 2.0, compile_ms=1.0, liger=4.0, frac=0.9)])
+    _, comp, lig = by_name(perf_table.summary_rows(d))[("softmax (fwd+bwd)", "bf16")]
+    assert abs(comp[0] - 2.0 / 3.0) < 1e-9 and abs(lig[0] - 5.0 / 3.0) < 1e-9, (comp, lig)
+    text = perf_table.summary(d)
+    assert "| softmax (fwd+bwd) | bf16 | 0.90 at A | **0.67x** (target 1) at A | 1.67x at A |" in text, text
+
+
+def test_the_sixteenth_session_s_runs():
+    paths = [os.path.join(ROOT, "bench", "results", "2026-11-29-s15", "r3", "compare-bf16.json"),
+             os.path.join(ROOT, "bench", "results", "2026-11-29-s16", "r5", "compare-norms-bf16.json")]
+    docs = [json.load(open(p)) for p in paths]
+    rows = by_name(perf_table.summary_rows(perf_table.merged(docs)))
+    # layer_norm's bf16 backward comes from the later run (0.131 ms at 4096x16384 there)
+    frac, _, lig = rows[("layer_norm_backward", "bf16")]
+    assert frac[1] == "4096x16384" and 0.70 < frac[0] < 0.75, frac
+    assert lig[0] > 1.0, lig
+    # cross-entropy is only in the first run, and meets its 0.80 target
+    assert rows[("cross_entropy_forward(+dlogits)", "bf16")][0][0] >= 0.80
+    assert ("matmul", "bf16") not in rows
+
+
+if __name__ == "__main__":
+    sys.exit(run(dict(globals())))
