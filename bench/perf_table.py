@@ -85,10 +85,12 @@ def table(doc):
     return "\n".join(out)
 
 
-def step_lines(doc):
+def steps(doc):
+    """[(name, shape, dtype, times, frac of copy, GB/s)] of each training step: an op pair's
+    forward and backward summed (cross-entropy's "(+dlogits)" forward alone)."""
     bw = doc["info"].get("driver_copy_GBps")
     by_key = {(r["op"], r["shape"], r["dtype"]): r for r in doc["rows"]}
-    lines = []
+    out = []
     for (op, shape, dtype), f in by_key.items():
         if op.startswith("cross_entropy_forward(+dlogits)"):
             b, name = None, "cross_entropy (fwd writes dlogits)"
@@ -107,8 +109,12 @@ def step_lines(doc):
         moved = sum((p.get("opkit_GBps") or 0) * (p.get("opkit_ms") or 0) * 1e6 for p in parts)
         gbps = moved / t["opkit"] / 1e6 if t["opkit"] else None
         frac = gbps / bw if gbps and bw else None
-        lines.append(row_line(name, shape, dtype, t, frac, gbps))
-    return lines
+        out.append((name, shape, dtype, t, frac, gbps))
+    return out
+
+
+def step_lines(doc):
+    return [row_line(*step) for step in steps(doc)]
 
 
 def merged(docs):
@@ -128,7 +134,6 @@ def merged(docs):
 def summary_rows(doc):
     """[(name, dtype, (frac, shape), (vs compile, shape), (vs liger, shape))]: per op and
     per training step, the worst value over the shapes (None where no shape has one)."""
-    bw = doc["info"].get("driver_copy_GBps")
     entries = []  # (name, dtype, shape, frac, vs compile, vs liger)
     for r in doc["rows"]:
         if r["op"] == "matmul":
@@ -136,15 +141,9 @@ def summary_rows(doc):
         t = times(r)
         entries.append((r["op"], r["dtype"], r["shape"], r.get("frac_copy_bw"),
                         ratio(t["compile"], t["opkit"]), ratio(t["liger"], t["opkit"])))
-    for line in step_lines(doc):
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        name, shape, dtype = cells[0], cells[1], cells[2]
-        parsed = [None if c == "–" else float(c) for c in cells[3:7]]
-        o, _, comp, lig = parsed
-        gbps = None if cells[7] == "–" else float(cells[7])
+    for name, shape, dtype, t, frac, _ in steps(doc):
         step = name if "dlogits" in name else name + " (fwd+bwd)"  # that forward is the step
-        entries.append((step, dtype, shape, gbps / bw if gbps and bw else None,
-                        ratio(comp, o), ratio(lig, o)))
+        entries.append((step, dtype, shape, frac, ratio(t["compile"], t["opkit"]), ratio(t["liger"], t["opkit"])))
     worst = {}
     for name, dtype, shape, *vals in entries:
         w = worst.setdefault((name, dtype), [None, None, None])
