@@ -163,6 +163,13 @@ struct RocmTensor {
                          nullptr,
                          offset_elements * uint64_t(bits / 8)};
     }
+    // Outer dimensions laid out otherwise than row-major (elements; the innermost stays 1).
+    RocmTensor& strided(std::vector<int64_t> s) {
+        strides = std::move(s);
+        t.strides = strides.data();
+        return *this;
+    }
+    std::vector<int64_t> strides;
     ~RocmTensor() { opkit_free(opkit_device{OPKIT_DEVICE_ROCM, 0}, base); }
     RocmTensor(const RocmTensor&) = delete;
     RocmTensor& operator=(const RocmTensor&) = delete;
@@ -173,7 +180,9 @@ struct RocmTensor {
 template <class F>
 Launch first_launch_of(F&& call, size_t* made = nullptr) {
     const size_t before = recorded_launches().size();
-    REQUIRE(call() == OPKIT_OK);
+    const opkit_status status = call();
+    INFO(opkit_last_error_message());
+    REQUIRE(status == OPKIT_OK);
     const std::vector<Launch> after = recorded_launches();
     REQUIRE(after.size() > before);
     if (made) *made = after.size() - before;
@@ -197,6 +206,20 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         l = first_launch_of(
             [&] { return opkit_rms_norm_forward(xm.get(), w.get(), 1e-6f, 0.0f, ym.get(), rstd.get(), nullptr); });
         CHECK(l.name == "opk_rms_fwd_bf16_c1");
+        // A batch of rows the host cannot merge into one outer dimension (permuted: row
+        // (i, j) at (j * 2 + i) * 4096): the general kernel, which walks both dimensions;
+        // the fixed-group kernels assume one (assume_flat_rows). Merged, the fixed one.
+        RocmTensor xp({2, 3, 4096}, kBf16), yp({2, 3, 4096}, kBf16), rp({6}, kF32);
+        xp.strided({4096, 2 * 4096, 1});
+        l = first_launch_of(
+            [&] { return opkit_rms_norm_forward(xp.get(), w.get(), 1e-6f, 0.0f, yp.get(), rp.get(), nullptr); });
+        CHECK(l.name == "opk_rms_fwd_bf16_c1");
+        RocmTensor sp({2, 3, 4096}, kBf16), so({2, 3, 4096}, kBf16);
+        so.strided({4096, 2 * 4096, 1});
+        CHECK(first_launch_of([&] { return opkit_softmax_forward(sp.get(), so.get(), nullptr); }).name ==
+              "opk_softmax_fwd_bf16_c1");
+        CHECK(first_launch_of([&] { return opkit_softmax_forward(sp.get(), yp.get(), nullptr); }).name ==
+              "opk_softmax_fwd_fixed_bf16_g128");
         RocmTensor xs({2, 16384}, kF32), ys({2, 16384}, kF32);
         l = first_launch_of([&] { return opkit_softmax_forward(xs.get(), ys.get(), nullptr); });
         CHECK(l.name == "opk_softmax_fwd_fixed_f32_g512");

@@ -149,6 +149,11 @@ OPK_DEV float target_loss(float lse, float xt, float sx, float hit, float smooth
     return lse - hit * xt - smooth * sx;
 }
 
+// logits and dlogits are [rows, V]: the host's views of them (rows_view(t, 1)) have at most
+// one outer dimension, so every kernel here takes its rows through flat_row_ptr, without
+// row_offset's division (whose call held registers: measured with it gone, the bf16
+// backward at V 32000 3 % faster on the H200, bench/results/2026-11-29-s17/r2).
+
 // Grad = false: the loss alone, the gradient code compiled out (opk_ce_fwd_loss_*).
 template <typename T, int G, int C, bool Grad = true>
 OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
@@ -164,14 +169,14 @@ OPK_DEV void ce_forward(const CrossEntropyArgs& a) {
         const Span sp = per_row(rows_span);
         const int64_t t = load_index(a.target, r, a.target64);
         const RowKind kind = row_kind(t, a.ignore_index, V);
-        T* gr = Grad && a.grad.data ? row_ptr<T>(a.grad, r) : nullptr;
+        T* gr = Grad && a.grad.data ? flat_row_ptr<T>(a.grad, r) : nullptr;
         const float row_loss = kind == kIgnored ? 0.0f : NAN;
         if (kind != kValid && !a.lse.data) {  // nothing of the row is needed
             if (gr) fill_row<T>(gr, sp, a.grad.vec, kind == kIgnored ? 0.0f : NAN);
             if (g.lane == 0 && a.loss.data) strided_set<float>(a.loss, r, row_loss);
             continue;
         }
-        const T* xr = row_ptr<const T>(a.logits, r);
+        const T* xr = flat_row_ptr<const T>(a.logits, r);
         // A valid row's loss needs x[t]: the target's owner reads it, with the row's own
         // loads (in the backward, where AMD's 64-VGPR targets spilled with it, only after
         // the statistics; on the H100 the early read is 1-2 % faster in bf16), and writes
@@ -218,12 +223,12 @@ OPK_DEV void ce_backward(const CrossEntropyArgs& a) {
         const Span sp = per_row(rows_span);
         const int64_t t = load_index(a.target, r, a.target64);
         const RowKind kind = row_kind(t, a.ignore_index, V);
-        T* gr = row_ptr<T>(a.grad, r);
+        T* gr = flat_row_ptr<T>(a.grad, r);
         if (kind != kValid) {
             fill_row<T>(gr, sp, a.grad.vec, kind == kIgnored ? 0.0f : NAN);
             continue;
         }
-        const T* xr = row_ptr<const T>(a.logits, r);
+        const T* xr = flat_row_ptr<const T>(a.logits, r);
         const float sc = scale * (a.dloss_per_row ? strided_get<float>(a.dloss, r) : upstream);
         RowCache<T, C ? C : 1> x;
         float lse;
@@ -286,13 +291,13 @@ OPK_DEV void ce_forward_stash(const CrossEntropyArgs& a) {
     const bool lead = rank == 0 && sp.lane == 0;  // writes lse, and the loss of a row without a valid target
     const int64_t step = gridDim.x / K;
     int64_t r = blockIdx.x / K;
-    if (r < a.rows) stash_part_async<T>(stash, row_ptr<const T>(a.logits, r) + first_elem, sp, a.logits.vec);
+    if (r < a.rows) stash_part_async<T>(stash, flat_row_ptr<const T>(a.logits, r) + first_elem, sp, a.logits.vec);
     for (; r < a.rows; r += step) {
         const int64_t t = load_index(a.target, r, a.target64);
         const RowKind kind = row_kind(t, a.ignore_index, a.V);
-        const T* xr = row_ptr<const T>(a.logits, r) + first_elem;
-        T* gr = row_ptr<T>(a.grad, r) + first_elem;
-        const T* next = r + step < a.rows ? row_ptr<const T>(a.logits, r + step) + first_elem : nullptr;
+        const T* xr = flat_row_ptr<const T>(a.logits, r) + first_elem;
+        T* gr = flat_row_ptr<T>(a.grad, r) + first_elem;
+        const T* next = r + step < a.rows ? flat_row_ptr<const T>(a.logits, r + step) + first_elem : nullptr;
         const int64_t tp = t - first_elem;  // the target's place in this block's part
         const bool owns = kind == kValid && tp >= 0 && tp / P < sp.packs && (tp / P) % B == sp.lane;
         const float xt = owns ? to_f32(xr[tp]) : 0.0f;  // before any store: dlogits may be the logits

@@ -14,6 +14,11 @@ struct Pack {
     static constexpr int n = int(16 / sizeof(T));
 };
 
+// Row r's offset in elements. Views of several outer dimensions (the host merges those laid
+// out as one) divide r by each size: nvcc calls its 64-bit division routine there, whose
+// registers every kernel pays for unless it is told its views have one dimension
+// (assume_flat below; bench/experiments/row-divide-magic.patch measured an inline
+// multiply-and-shift walk instead: mixed).
 OPK_DEV int64_t row_offset(const RowsView& v, int64_t r) {
     if (v.nd <= 1) return v.nd == 0 ? 0 : r * v.stride[0];
     int64_t off = 0;
@@ -28,6 +33,27 @@ OPK_DEV int64_t row_offset(const RowsView& v, int64_t r) {
 template <typename T>
 OPK_DEV T* row_ptr(const RowsView& v, int64_t r) {
     return static_cast<T*>(v.data) + row_offset(v, r);
+}
+
+// For kernels the host launches only on row views of at most one outer dimension (the
+// forwards' fixed-group kernels, OPK_FIXED_ROW_KERNEL): the compiler, told so, leaves
+// row_offset's walk over several dimensions out. (It must see the assumption before the
+// body's first barrier: a parameter's nd loaded after one is not known to be the same.)
+OPK_DEV void assume_flat(const RowsView& v) { __builtin_assume(v.nd <= 1); }
+OPK_DEV void assume_flat_rows(const NormArgs& a) {
+    assume_flat(a.x);
+    assume_flat(a.y);
+}
+OPK_DEV void assume_flat_rows(const SoftmaxArgs& a) {
+    assume_flat(a.a);
+    assume_flat(a.out);
+}
+
+// Row r of a view that has at most one outer dimension by construction (cross-entropy's
+// [rows, V] tensors, rows_view(t, 1)): row_ptr without the walk.
+template <typename T>
+OPK_DEV T* flat_row_ptr(const RowsView& v, int64_t r) {
+    return static_cast<T*>(v.data) + (v.nd == 0 ? 0 : r * v.stride[0]);
 }
 
 template <typename T>
@@ -500,8 +526,17 @@ struct RowGroup {
 // backward: its config's).
 #define OPK_FIXED_ROW_KERNEL_RESIDENT(name, Args, body, T, G, C, resident)                  \
     extern "C" __global__ void OPK_BOUNDS_RESIDENT(G, resident) name(const Args a) { body<T, G, C>(a); }
-#define OPK_FIXED_ROW_KERNEL(name, Args, body, T, G, C) \
-    OPK_FIXED_ROW_KERNEL_RESIDENT(name, Args, body, T, G, C, OPK_ROW_RESIDENT_THREADS_WIDE)
+// The forwards' fixed-group kernels (OPK_FIXED_ROW_KERNEL) run only on row views of at
+// most one outer dimension (fixed_group_plan checks), and the compiler is told so
+// (assume_flat_rows): row_offset's walk over several dimensions, dead there, would
+// otherwise still be compiled in and hold registers (layer_norm's bf16 ones: 8 bytes of
+// stack on sm_90; without the walk none, and 2.0-2.6 % faster on the H200,
+// bench/results/2026-11-29-s17/r1).
+#define OPK_FIXED_ROW_KERNEL(name, Args, body, T, G, C)                                                       \
+    extern "C" __global__ void OPK_BOUNDS_RESIDENT(G, OPK_ROW_RESIDENT_THREADS_WIDE) name(const Args a) { \
+        opk::assume_flat_rows(a);                                                                          \
+        body<T, G, C>(a);                                                                                  \
+    }
 // Every fixed-group kernel of a family, under the names OPK_FIXED_KERNELS (softmax,
 // layer_norm) or OPK_RMS_FIXED_KERNELS (rms_norm) give them in kernel_params.h.
 #define OPK_FIXED_ROW_KERNELS_2BYTE(stem, Args, body)                                        \

@@ -138,6 +138,7 @@ inline bool wide_forward_plan(const Device& d, int64_t rows, int64_t n, size_t e
 }
 
 // The forward kernel at a fixed group size for rows exact for it: whole aligned packs,
+// views of at most one outer dimension (the host merges a contiguous batch into one),
 // exactly threads * chunks of them for one of `kernels` (that dtype's row of an
 // OPK_FIXED_KERNELS table; the first that fits). Returns the kernel's name with its plan
 // (config 1: one block of that kernel's threads a row, one block per row), or NULL (and *p
@@ -148,8 +149,9 @@ inline const char* fixed_group_plan(const Device& d, int64_t rows, int64_t n, si
     const int64_t pack = int64_t(16 / esize);
     for (const opk::FixedKernel& k : kernels) {
         if (n != pack * k.threads * k.chunks || k.threads % d.warp_size != 0) continue;
+        // The kernels assume views of at most one outer dimension (assume_flat_rows).
         for (const opk::RowsView* v : views)
-            if (!v->vec) return nullptr;
+            if (!v->vec || v->nd > 1) return nullptr;
         RowPlan f{};
         f.config = 1;
         f.block = unsigned(k.threads);
