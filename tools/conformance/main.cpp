@@ -477,12 +477,23 @@ int main(int argc, char** argv) {
         return built;
     }
 
+    // --vendor NAME with a READY vendor of that name: a same-named one the loader disabled
+    // as its duplicate (a replacement found first on OPKIT_VENDOR_PATH shadows the
+    // installed one) is noted, not failed: the replacement is what NAME means here.
+    bool ready_by_name = false;
+    for (const VendorRecord& v : found)
+        if (!opt.vendor_name.empty() && v.name == opt.vendor_name && v.state == OPKIT_VENDOR_READY) ready_by_name = true;
     std::vector<VendorRecord> under_test;
     for (const VendorRecord& v : found) {
         const bool chosen = !file.empty() ? real(v.path) == file
                             : !opt.vendor_name.empty() ? v.name == opt.vendor_name
                                                        : v.state == OPKIT_VENDOR_READY;
         if (!chosen) continue;
+        if (file.empty() && ready_by_name && v.state == OPKIT_VENDOR_DISABLED) {
+            std::printf("vendor '%s' (%s) not tested, %s: %s\n", v.name.c_str(), v.path.c_str(), state_name(v.state),
+                        v.detail.c_str());
+            continue;
+        }
         if (v.state != OPKIT_VENDOR_READY) {
             std::printf("vendor '%s' (%s) is %s: %s\n", v.name.c_str(), v.path.c_str(), state_name(v.state),
                         v.detail.c_str());
