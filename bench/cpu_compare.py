@@ -18,6 +18,13 @@ would otherwise share every core with the other's polling threads (each case tim
 first, right after PyTorch's previous case: docs/PERFORMANCE.md has what that did to the
 sub-millisecond ops at 16 threads). Each library is timed in its own steady state, its own
 workers polling between its own calls.
+
+--rounds K (default 1) repeats the pair K times in the one process, alternating (opkit,
+PyTorch, opkit, PyTorch, ...), and keeps each round's ratio: on a shared host whose speed
+drifts from one second to the next (the GPU machine's 16-core host: either library's time
+moved 2-5x between runs of a second there), a round compares neighbours in time. The row
+then holds the median over rounds of each library's medians, the median of the rounds'
+ratios as "ratio", and every round's ratio ("round_ratios").
 """
 import argparse
 import json
@@ -109,19 +116,37 @@ def cases(torch, F, opkit, dt):
 SETTLE_S = 0.25  # --settle
 
 
-def med(fn, reps):
-    time.sleep(SETTLE_S)  # the other library's polling workers go to sleep (docstring)
+def med(fn, reps, clock=time.perf_counter, sleep=time.sleep):
+    sleep(SETTLE_S)  # the other library's polling workers go to sleep (docstring)
     for _ in range(2):
         fn()
     t = []
     for _ in range(reps):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
-        t.append(time.perf_counter() - t0)
+        t.append(clock() - t0)
     return statistics.median(t) * 1e3
 
 
-def child(threads, reps, ops):
+def compare(ok_fn, pt_fn, reps, rounds=1, clock=time.perf_counter, sleep=time.sleep):
+    """One row's timings: `rounds` alternating rounds of opkit then PyTorch (--rounds in the
+    docstring); without pt_fn, opkit alone."""
+    r = {}
+    ok, pt, ratios = [], [], []
+    for _ in range(rounds):
+        ok.append(med(ok_fn, reps, clock, sleep))
+        if pt_fn:
+            pt.append(med(pt_fn, reps, clock, sleep))
+            ratios.append(ok[-1] / pt[-1])
+    r["opkit_ms"] = statistics.median(ok)
+    r["torch_ms"] = statistics.median(pt) if pt else None
+    r["ratio"] = statistics.median(ratios) if ratios else None
+    if rounds > 1 and ratios:
+        r["round_ratios"] = ratios
+    return r
+
+
+def child(threads, reps, ops, rounds=1):
     import torch
     import torch.nn.functional as F
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
@@ -135,9 +160,7 @@ def child(threads, reps, ops):
                 continue
             r = {"op": op, "dtype": name, "threads": threads}
             try:
-                r["opkit_ms"] = med(ok_fn, reps)
-                r["torch_ms"] = med(pt_fn, reps) if pt_fn else None
-                r["ratio"] = r["opkit_ms"] / r["torch_ms"] if r["torch_ms"] else None
+                r.update(compare(ok_fn, pt_fn, reps, rounds))
             except Exception as e:  # reported, not fatal
                 r["error"] = f"{type(e).__name__}: {e}"[:200]
             rows.append(r)
@@ -153,12 +176,14 @@ def main():
     p.add_argument("--ops", default="", help="comma list: only ops whose name contains one of these")
     p.add_argument("--settle", type=float, default=SETTLE_S,
                    help="seconds of sleep before each implementation's timings (docstring)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="alternating rounds of the two libraries in one process (docstring)")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
     a = p.parse_args()
     SETTLE_S = a.settle
     ops = [o for o in a.ops.split(",") if o]
     if a.child:
-        print(json.dumps(child(a.child, a.reps, ops)))
+        print(json.dumps(child(a.child, a.reps, ops, a.rounds)))
         return
     threads = [int(t) for t in a.threads.split(",")] if a.threads else [1, os.cpu_count()]
     doc = {"cpu": open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(": "),
@@ -166,7 +191,8 @@ def main():
     for n in threads:
         env = dict(os.environ, OPKIT_NUM_THREADS=str(n), OMP_NUM_THREADS=str(n))
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--out", a.out, "--child", str(n),
-                               "--reps", str(a.reps), "--ops", a.ops, "--settle", str(a.settle)], env=env, capture_output=True, text=True)
+                               "--reps", str(a.reps), "--ops", a.ops, "--settle", str(a.settle),
+                               "--rounds", str(a.rounds)], env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             print(proc.stderr[-2000:])
             continue
@@ -177,6 +203,7 @@ def main():
             flag = "" if ratio is None or ratio <= 1.25 else "  MISS"
             print(f"{n:3d} thr {r['dtype']:4s} {r['op']:24s} opkit {r.get('opkit_ms', float('nan')):8.3f} ms  "
                   f"torch {r.get('torch_ms') or float('nan'):8.3f} ms  ratio {ratio or float('nan'):6.2f}{flag}"
+                  + (f"  rounds {min(r['round_ratios']):.2f}-{max(r['round_ratios']):.2f}" if "round_ratios" in r else "")
                   + (f"  {r['error']}" if "error" in r else ""), flush=True)
     with open(a.out, "w") as f:
         json.dump(doc, f, indent=1)

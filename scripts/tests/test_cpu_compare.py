@@ -1,0 +1,96 @@
+"""Tests of bench/cpu_compare.py's timing logic (compare, med) with a scripted clock: the
+rounds alternate the two libraries in one process, each round's ratio compares the
+neighbours in time, and the row keeps medians. No torch needed (the cases are not built).
+
+Run:  python3 -m pytest -q scripts/tests          (or: python3 scripts/tests/test_cpu_compare.py)
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+sys.path.insert(0, HERE)
+import cpu_compare  # noqa: E402
+from plain_runner import run  # noqa: E402
+
+
+class Host:
+    """A clock that each timed call advances by its library's cost at that moment; the
+    host's speed (a factor on every cost) drifts by round, as a shared machine's does."""
+
+    def __init__(self, costs_ms, drift, calls_a_round=7):  # 2 warm-up + 5 timed (reps=5)
+        self.now, self.costs, self.drift, self.calls, self.sleeps = 0.0, costs_ms, drift, [], 0
+        self.round, self.calls_a_round = 0, calls_a_round
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, s):
+        self.sleeps += 1
+
+    def fn(self, name):
+        def call():
+            self.calls.append(name)
+            self.now += self.costs[name] * self.drift[min(self.round, len(self.drift) - 1)] / 1e3
+            if name == "torch" and self.calls.count("torch") % self.calls_a_round == 0:
+                self.round += 1  # a round ends with PyTorch's last timed call
+        return call
+
+
+def test_one_round_is_the_plain_ratio():
+    h = Host({"opkit": 2.0, "torch": 1.0}, [1.0])
+    r = cpu_compare.compare(h.fn("opkit"), h.fn("torch"), reps=5, rounds=1, clock=h.clock, sleep=h.sleep)
+    assert abs(r["opkit_ms"] - 2.0) < 1e-9 and abs(r["torch_ms"] - 1.0) < 1e-9
+    assert abs(r["ratio"] - 2.0) < 1e-9
+    assert "round_ratios" not in r
+    # two warm-up calls and five timed ones each, opkit first; one settle sleep each
+    assert h.calls == ["opkit"] * 7 + ["torch"] * 7
+    assert h.sleeps == 2
+
+
+def test_rounds_alternate_and_compare_neighbours_in_time():
+    # The host runs 1x, 3x, 1x slower by round: the rounds' medians move, their ratios not.
+    h = Host({"opkit": 1.2, "torch": 1.0}, [1.0, 3.0, 1.0])
+    r = cpu_compare.compare(h.fn("opkit"), h.fn("torch"), reps=5, rounds=3, clock=h.clock, sleep=h.sleep)
+    assert h.calls == (["opkit"] * 7 + ["torch"] * 7) * 3
+    assert len(r["round_ratios"]) == 3
+    assert all(abs(q - 1.2) < 1e-9 for q in r["round_ratios"])
+    assert abs(r["ratio"] - 1.2) < 1e-9
+    assert abs(r["opkit_ms"] - 1.2) < 1e-9 and abs(r["torch_ms"] - 1.0) < 1e-9  # medians over rounds
+    assert h.sleeps == 6
+
+
+def test_a_drift_between_the_libraries_shows_as_one_round():
+    # The host runs 1x, 2x, 4x slower by round, and 4x slower again for round 2's PyTorch
+    # half alone: that round's ratio is off, the median of the rounds' ratios is not (the
+    # ratio of the two libraries' medians over rounds would be 2 / 4 = 0.5).
+    class Spiky(Host):
+        def fn(self, name):
+            plain = super().fn(name)
+
+            def call():
+                before = self.now
+                r = self.round
+                plain()
+                if name == "torch" and r == 1:
+                    self.now += 3 * (self.now - before)
+            return call
+
+    h = Spiky({"opkit": 1.0, "torch": 1.0}, [1.0, 2.0, 4.0])
+    r = cpu_compare.compare(h.fn("opkit"), h.fn("torch"), reps=5, rounds=3, clock=h.clock, sleep=h.sleep)
+    assert [round(q, 6) for q in r["round_ratios"]] == [1.0, 0.25, 1.0]
+    assert abs(r["ratio"] - 1.0) < 1e-9
+    assert abs(r["opkit_ms"] - 2.0) < 1e-9 and abs(r["torch_ms"] - 4.0) < 1e-9
+
+
+def test_without_pytorch_only_opkit_is_timed():
+    h = Host({"opkit": 3.0, "torch": 1.0}, [1.0])
+    r = cpu_compare.compare(h.fn("opkit"), None, reps=3, rounds=2, clock=h.clock, sleep=h.sleep)
+    assert r["torch_ms"] is None and r["ratio"] is None and "round_ratios" not in r
+    assert abs(r["opkit_ms"] - 3.0) < 1e-9
+    assert h.calls == ["opkit"] * 10
+
+
+if __name__ == "__main__":
+    sys.exit(run(dict(globals())))
