@@ -90,6 +90,62 @@ def test_the_report_names_registers_loops_and_the_mix():
     assert sass_static.report(sass_static.parse_sass(SASS), {}, "no-such-kernel", 1, 3) == []
 
 
+TWO_ARCHS = """
+Fatbin elf code:
+================
+arch = sm_80
+
+	code for sm_80
+		Function : opk_spilly
+        /*0000*/                   STL [R1+0x4], R2 ;                                    /* 0x0000040201007387 */
+        /*0010*/                   LDL.LU R3, [R1+0x4] ;                                 /* 0x0000040001037983 */
+        /*0020*/                   LDL.64 R4, [R1+0x8] ;                                 /* 0x0000080001047983 */
+        /*0030*/              @P0   BRA 0x0 ;                                             /* 0xfffffffc00cc1947 */
+        /*0040*/                   EXIT ;                                                /* 0x000000000000794d */
+
+Fatbin elf code:
+================
+arch = sm_90
+
+	code for sm_90
+		Function : opk_spilly
+        /*0000*/                   FADD R3, R2, R2 ;                                     /* 0x0000000202037221 */
+        /*0010*/              @P0   BRA 0x0 ;                                             /* 0xfffffffc00cc1947 */
+        /*0020*/                   EXIT ;                                                /* 0x000000000000794d */
+"""
+
+TWO_ARCHS_RES = """
+Fatbin elf code:
+================
+arch = sm_80
+Resource usage:
+ Function opk_spilly:
+  REG:16 STACK:16 SHARED:0 LOCAL:0 CONSTANT[0]:364 TEXTURE:0 SURFACE:0 SAMPLER:0
+
+Fatbin elf code:
+================
+arch = sm_90
+Resource usage:
+ Function opk_spilly:
+  REG:24 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:364 TEXTURE:0 SURFACE:0 SAMPLER:0
+"""
+
+
+def test_a_fatbin_s_architectures_are_kept_apart_and_spills_counted():
+    kernels = sass_static.parse_sass(TWO_ARCHS)
+    assert list(kernels) == ["opk_spilly (sm_80)", "opk_spilly (sm_90)"], list(kernels)
+    assert len(kernels["opk_spilly (sm_80)"]) == 5 and len(kernels["opk_spilly (sm_90)"]) == 3, kernels
+    only = sass_static.parse_sass(TWO_ARCHS, "sm_90")
+    assert list(only) == ["opk_spilly"] and len(only["opk_spilly"]) == 3, only
+    res = sass_static.parse_resources(TWO_ARCHS_RES)
+    assert res["opk_spilly (sm_80)"]["STACK"] == 16 and res["opk_spilly (sm_90)"]["REG"] == 24, res
+    lines = sass_static.report(kernels, res, "", 1, 5)
+    assert lines[0] == "opk_spilly (sm_80): 5 instructions, 16 registers, 16 bytes stack, 0 local", lines
+    assert lines[3] == "    local memory (spills): 2 loads, 1 stores", lines
+    assert lines[4].startswith("opk_spilly (sm_90): 3 instructions, 24 registers"), lines
+    assert not any("local memory" in line for line in lines[4:]), lines
+
+
 def test_a_compiled_kernel_end_to_end():
     nvcc = "/usr/local/cuda/bin/nvcc"
     tool = sass_static.find_cuobjdump()
@@ -112,6 +168,29 @@ def test_a_compiled_kernel_end_to_end():
     assert lines[0].startswith("opk_probe: ") and " registers" in lines[0], lines
     assert lines[1].startswith("  loop "), lines
     assert "FFMA" in lines[2] and "LDG" in lines[2], lines
+
+
+def test_a_two_architecture_fatbin_end_to_end():
+    nvcc = "/usr/local/cuda/bin/nvcc"
+    tool = sass_static.find_cuobjdump()
+    if not os.access(nvcc, os.X_OK) or not tool:
+        skip("needs nvcc at /usr/local/cuda/bin and a cuobjdump (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
+    src = 'extern "C" __global__ void opk_probe2(float* x, int n) { for (int i = threadIdx.x; i < n; i += 32) x[i] += 1.0f; }\n'
+    with tempfile.TemporaryDirectory() as tmp:
+        cu, fatbin = os.path.join(tmp, "probe2.cu"), os.path.join(tmp, "probe2.fatbin")
+        with open(cu, "w") as f:
+            f.write(src)
+        subprocess.run([nvcc, "-fatbin", "-O3", "-gencode", "arch=compute_80,code=sm_80", "-gencode",
+                        "arch=compute_90,code=sm_90", "-o", fatbin, cu], check=True, capture_output=True)
+        script = os.path.join(ROOT, "bench", "sass_static.py")
+        env = dict(os.environ, CUOBJDUMP=tool)
+        both = subprocess.run([sys.executable, script, fatbin], capture_output=True, text=True, env=env)
+        one = subprocess.run([sys.executable, script, fatbin, "--arch", "sm_90"], capture_output=True, text=True, env=env)
+    assert both.returncode == 0 and one.returncode == 0, both.stderr + one.stderr
+    heads = [line for line in both.stdout.splitlines() if not line.startswith(" ")]
+    assert [h.split(":")[0] for h in heads] == ["opk_probe2 (sm_80)", "opk_probe2 (sm_90)"], heads
+    assert all(" registers" in h for h in heads), heads
+    assert one.stdout.splitlines()[0].startswith("opk_probe2: "), one.stdout
 
 
 if __name__ == "__main__":
