@@ -147,6 +147,15 @@ def report(kernels, resources, pattern, n_loops, top):
     return lines
 
 
+def loop_local_accesses(instructions):
+    """Local-memory loads and stores (LDL*, STL*) inside any of a kernel's loops, each
+    instruction counted once (scripts/check-cuda-spills.py budgets them)."""
+    inside = set()
+    for first, last in loops(instructions):
+        inside.update(range(first, last + 1))
+    return sum(1 for i in inside if opcode(instructions[i][1]).startswith(("LDL", "STL")))
+
+
 def local_accesses(counts):
     """Local-memory loads and stores among an opcode count (LDL*, STL*): a kernel's spills.
     In a row loop they cost every row: the bf16 layer_norm stash backward of four packs ran
@@ -155,6 +164,19 @@ def local_accesses(counts):
     loads = sum(n for op, n in counts.items() if op.startswith("LDL"))
     stores = sum(n for op, n in counts.items() if op.startswith("STL"))
     return loads, stores
+
+
+def read_binary(tool, binary, arch=None):
+    """(kernels, resources) of a cubin or fatbin through cuobjdump (parse_sass,
+    parse_resources); raises RuntimeError where cuobjdump fails."""
+    # cuobjdump runs nvdisasm, which the pip wheels install beside it.
+    env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(tool)) + os.pathsep + os.environ.get("PATH", ""))
+    only = ["-arch", arch] if arch else []  # cuobjdump disassembles that architecture alone
+    sass = subprocess.run([tool, "-sass", *only, binary], capture_output=True, text=True, env=env)
+    if sass.returncode != 0:
+        raise RuntimeError(f"{tool} -sass {binary} failed: {sass.stderr.strip()}")
+    res = subprocess.run([tool, "-res-usage", *only, binary], capture_output=True, text=True, env=env)
+    return parse_sass(sass.stdout, arch), parse_resources(res.stdout, arch)
 
 
 def main():
@@ -169,14 +191,11 @@ def main():
     tool = find_cuobjdump()
     if not tool:
         sys.exit("sass_static: no cuobjdump (set CUOBJDUMP, or: pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
-    # cuobjdump runs nvdisasm, which the pip wheels install beside it.
-    env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(tool)) + os.pathsep + os.environ.get("PATH", ""))
-    sass = subprocess.run([tool, "-sass", args.binary], capture_output=True, text=True, env=env)
-    if sass.returncode != 0:
-        sys.exit(f"sass_static: {tool} -sass {args.binary} failed: {sass.stderr.strip()}")
-    res = subprocess.run([tool, "-res-usage", args.binary], capture_output=True, text=True, env=env)
-    lines = report(parse_sass(sass.stdout, args.arch), parse_resources(res.stdout, args.arch), args.kernel,
-                   args.loops, args.top)
+    try:
+        kernels, resources = read_binary(tool, args.binary, args.arch)
+    except RuntimeError as e:
+        sys.exit(f"sass_static: {e}")
+    lines = report(kernels, resources, args.kernel, args.loops, args.top)
     if not lines:
         sys.exit(f"sass_static: no kernel of {args.binary} matches {args.kernel!r}")
     print("\n".join(lines))
