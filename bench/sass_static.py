@@ -62,15 +62,23 @@ def by_arch(per_arch, arch):
     return out
 
 
+def arch_lines(text, marker):
+    """(architecture, line) for each line of cuobjdump's output but the ones that name the
+    architecture of what follows (`marker`: a regular expression with it as group 1)."""
+    current = None
+    for line in text.splitlines():
+        m = re.match(marker, line)
+        if m:
+            current = m.group(1)
+        else:
+            yield current, line
+
+
 def parse_sass(text, arch=None):
     """{kernel: [(address, instruction text)]} from `cuobjdump -sass` output (by_arch)."""
     kernels = collections.OrderedDict()
-    current, code_for = None, None
-    for line in text.splitlines():
-        m = re.match(r"\s*code for (sm_\w+)", line)
-        if m:
-            code_for = m.group(1)
-            continue
+    current = None
+    for code_for, line in arch_lines(text, r"\s*code for (sm_\w+)"):
         m = re.match(r"\s*Function\s*:\s*(\S+)", line)
         if m:
             current = kernels.setdefault((code_for, m.group(1)), [])
@@ -84,12 +92,8 @@ def parse_sass(text, arch=None):
 def parse_resources(text, arch=None):
     """{kernel: {"REG": n, "STACK": n, "LOCAL": n, ...}} from `cuobjdump -res-usage` (by_arch)."""
     out = collections.OrderedDict()
-    name, code_for = None, None
-    for line in text.splitlines():
-        m = re.match(r"\s*arch = (sm_\w+)", line)
-        if m:
-            code_for = m.group(1)
-            continue
+    name = None
+    for code_for, line in arch_lines(text, r"\s*arch = (sm_\w+)"):
         m = re.match(r"\s*Function\s+(\S+?):\s*$", line)
         if m:
             name = m.group(1)

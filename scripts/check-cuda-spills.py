@@ -122,7 +122,7 @@ def main():
         print("*\t0\t0\tno stack, no spills")
         for name, (stack, local) in sorted(values.items()):
             if stack or local:
-                print(f"{name}\t{stack}\t{local}\tTODO why")
+                print(f"{name}\t{stack}\t{local}\t<reason: write why this kernel may spill>")
         return 0
     # A directory is the vendor's whole set of fatbins; single files are a part of it.
     errors, notes = check(values, load_budgets(args.budgets), complete=any(os.path.isdir(f) for f in args.fatbins))

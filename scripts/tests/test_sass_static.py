@@ -146,11 +146,17 @@ def test_a_fatbin_s_architectures_are_kept_apart_and_spills_counted():
     assert not any("local memory" in line for line in lines[4:]), lines
 
 
-def test_a_compiled_kernel_end_to_end():
+def toolchain_or_skip():
+    """(nvcc, cuobjdump) for the end-to-end cases, or SKIP where either is missing."""
     nvcc = "/usr/local/cuda/bin/nvcc"
     tool = sass_static.find_cuobjdump()
     if not os.access(nvcc, os.X_OK) or not tool:
         skip("needs nvcc at /usr/local/cuda/bin and a cuobjdump (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
+    return nvcc, tool
+
+
+def test_a_compiled_kernel_end_to_end():
+    nvcc, tool = toolchain_or_skip()
     src = ('extern "C" __global__ void opk_probe(const float* x, float* y, int n) {\n'
            "    float s = 0.0f;\n"
            "    for (int i = threadIdx.x; i < n; i += blockDim.x) s = fmaf(x[i], x[i], s);\n"
@@ -171,10 +177,7 @@ def test_a_compiled_kernel_end_to_end():
 
 
 def test_a_two_architecture_fatbin_end_to_end():
-    nvcc = "/usr/local/cuda/bin/nvcc"
-    tool = sass_static.find_cuobjdump()
-    if not os.access(nvcc, os.X_OK) or not tool:
-        skip("needs nvcc at /usr/local/cuda/bin and a cuobjdump (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
+    nvcc, tool = toolchain_or_skip()
     src = 'extern "C" __global__ void opk_probe2(float* x, int n) { for (int i = threadIdx.x; i < n; i += 32) x[i] += 1.0f; }\n'
     with tempfile.TemporaryDirectory() as tmp:
         cu, fatbin = os.path.join(tmp, "probe2.cu"), os.path.join(tmp, "probe2.fatbin")
