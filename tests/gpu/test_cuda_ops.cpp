@@ -272,7 +272,8 @@ TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)
     // of 257 to 2048 packs (fp32 layer_norm: to 1024) run opk_{rms,ln}_bwd_stash_<dtype>_s<i>[_exact]
     // (kNormStashConfigs): 256 threads of two packs (s0), 512 of two (s1), 512 of four (s2),
     // _exact where the row is exactly that. Per dtype the widths below are, in that order,
-    // s0 exact, s0 with the fewest packs it takes (257), s1 exact, s1 guarded, s2 exact, s2
+    // s0 exact, s0 with the fewest packs it takes (257), s1 exact, s1 guarded, s2 exact (2-byte
+    // layer_norm's sums dbias in shared memory there: norm_stash_shared_dbias), s2
     // guarded (fp32 layer_norm: the last two take the register-sum kernels,
     // kRowConfigsNormBwdRegs32; rms_norm's fp32 s2 kernels, kRmsStashMaxPacks32);
     // fp32 then has two more, rows split over a cluster of two blocks

@@ -7,6 +7,14 @@
 
 #include <stdint.h>
 
+// A rule both sides evaluate (the host to size a launch, a kernel at compile time); the
+// device sources include gpu_compat.h, which declares __host__ / __device__, first.
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define OPK_PARAMS_RULE __host__ __device__
+#else
+#define OPK_PARAMS_RULE
+#endif
+
 namespace opk {
 
 // Enough for any opkit tensor (ndim <= 8), before collapsing.
@@ -183,6 +191,18 @@ struct NormStashConfig {
 };
 constexpr NormStashConfig kNormStashConfigs[3] = {{256, 2}, {512, 2}, {512, 4}};
 constexpr int kNormStashSlots = 2;
+// layer_norm's 2-byte stash backward of four packs a thread (config 2), on rows of exactly
+// its threads x chunks packs (rows of 16384) with one block a row: its dbias sums go to
+// shared memory after the ring (the thread's own columns, no barrier), not to registers.
+// At the 128-register cap the register sums had spilled 40 bytes (bf16; f16 32), and
+// the kernel's speed follows its spills (0.13 ms with 40 bytes at 4096x16384, 0.17-0.19
+// with 144-192, the seventeenth session); without them, on the H200 (A/B alternating
+// twice, bench/results/2026-11-29-s18/r1): bf16 4096x16384 0.1310 -> 0.1223 ms, f16
+// 0.1331 -> 0.1269, every other 2-byte norm backward within 0.6 %. The host adds n floats
+// to the block's dynamic shared memory for them (stash_backward_plan).
+OPK_PARAMS_RULE constexpr bool norm_stash_shared_dbias(bool layer, int64_t esize, int chunks, int split, bool exact) {
+    return layer && esize == 2 && chunks == 4 && split == 1 && exact;
+}
 constexpr int64_t kNormStashMinPacks = 256;
 constexpr int64_t kNormStashMaxPacks32 = 1024;
 // rms_norm's fp32 rows go through the stash up to config 2 (512 threads of four packs:

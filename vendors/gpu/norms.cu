@@ -611,7 +611,8 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
 // threads takes rows blockIdx.x, + gridDim.x, ... and keeps a.stash_slots of them, x and
 // dy, in a ring of slots filled by cp.async, so the next rows' loads are in flight while
 // this one is reduced and written, and no register holds a row: a thread's registers hold
-// its C packs of the weight and of the dweight/dbias sums alone. Each thread copies and
+// its C packs of the weight and of the dweight/dbias sums alone (layer_norm's four-pack
+// 2-byte kernel on exact rows keeps the dbias sums after the ring: norm_stash_shared_dbias). Each thread copies and
 // reads only its own packs (c = lane + i * B), so the ring needs no barrier; a slot takes
 // row j + slots - 1 as soon as its thread has read row j - 1 from it. The rows' mean and
 // rstd are read one row ahead (their load was a stall of its own at each row's start).
@@ -637,10 +638,51 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
 // either way with its weight unpacked once and keeps it per row; the four-pack kernels have
 // no registers for it, and the weight as fp32 in shared memory after the ring instead ran
 // 2 % slower in bf16 (twice the shared loads; r2).
+// The column sums of one thread's packs in a row of shared memory (norm_stash_shared_dbias,
+// kernel_params.h): each thread reads and writes only its own columns, so no barrier; a
+// 16-byte load and store a half pack a row. Exact rows only (every pack is the thread's).
+template <int P, int C>
+struct ColumnSharedSums {
+    float* col;   // this block's row of sums in shared memory
+    float* part;  // the partial row in global memory, NULL = not wanted
+    OPK_DEV ColumnSharedSums(float* shared_row, float* partial_row, const Span& s) : col(shared_row), part(partial_row) {
+        if (!part) return;
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            const int64_t c = int64_t(i) * s.size + s.lane;
+#pragma unroll
+            for (int q = 0; q < P / 4; ++q) reinterpret_cast<float4*>(col + c * P)[q] = make_float4(0, 0, 0, 0);
+        }
+    }
+    OPK_DEV void add_pack(int64_t c, const float (&v)[P]) {
+        if (!part) return;
+#pragma unroll
+        for (int q = 0; q < P / 4; ++q) {
+            float4 t = reinterpret_cast<float4*>(col + c * P)[q];
+            t.x += v[4 * q];
+            t.y += v[4 * q + 1];
+            t.z += v[4 * q + 2];
+            t.w += v[4 * q + 3];
+            reinterpret_cast<float4*>(col + c * P)[q] = t;
+        }
+    }
+    OPK_DEV void flush(const Span& s) {
+        if (!part) return;
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            const int64_t c = int64_t(i) * s.size + s.lane;
+#pragma unroll
+            for (int q = 0; q < P / 4; ++q)
+                reinterpret_cast<float4*>(part + c * P)[q] = reinterpret_cast<const float4*>(col + c * P)[q];
+        }
+    }
+};
+
 template <typename T, int B, int C, bool Ln, bool Exact, int K = 1>
 OPK_DEV void norm_backward_stash(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     constexpr bool kWeightOnce = Ln && sizeof(T) == 2 && C <= 2;
+    constexpr bool kSharedDbias = norm_stash_shared_dbias(Ln, sizeof(T), C, K, Exact);
     // The rows' reductions alternate between two scratches: one barrier each.
     __shared__ float smem[2][kReduceSlots];
     // K > 1: this block's row sums, read by the cluster's blocks; alternating as smem, so
@@ -666,8 +708,10 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     const float offset = !Ln && a.weight ? a.weight_offset : 0.0f;  // no weight: 1, as column_pack
     const int64_t groups = gridDim.x / K;
     ColumnRegs<P, C> dw(a.want_dweight ? a.partial + cluster * a.n + first_elem : nullptr, nullptr, sp);
-    ColumnRegs<P, C> db(Ln && a.want_dbias ? a.partial + (groups + cluster) * a.n + first_elem : nullptr, nullptr,
-                        sp);
+    float* const db_row = Ln && a.want_dbias ? a.partial + (groups + cluster) * a.n + first_elem : nullptr;
+    ColumnRegs<P, kSharedDbias ? 1 : C> db(kSharedDbias ? nullptr : db_row, nullptr, sp);
+    ColumnSharedSums<P, C> dbs(reinterpret_cast<float*>(ring + int64_t(a.stash_slots) * 2 * sp.packs),
+                                kSharedDbias ? db_row : nullptr, sp);
     const int mine = first_row < a.rows ? int((a.rows - first_row + row_step - 1) / row_step) : 0;
     auto mine_packs = [&](auto&& f) {
 #pragma unroll
@@ -728,12 +772,13 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
                     sums[0] += gk;
                     sums[1] += gk * xh;
                     dw.add(i, c, k, dy[k] * xh);
-                    db.add(i, c, k, dy[k]);
+                    if constexpr (!kSharedDbias) db.add(i, c, k, dy[k]);
                 } else {
                     sums[0] += gk * x[k];
                     dw.add(i, c, k, dy[k] * x[k] * inv);
                 }
             }
+            if constexpr (kSharedDbias) dbs.add_pack(c, dy);
         });
         group_sum<B, 2, true>(sums, smem[j & 1]);
         if constexpr (K > 1) cluster_sums<K>(sums, exchange[j & 1]);
@@ -757,6 +802,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     if constexpr (K > 1) cooperative_groups::this_cluster().sync();
     dw.flush(sp);
     db.flush(sp);
+    if constexpr (kSharedDbias) dbs.flush(sp);
 }
 
 // layer_norm's forward with the rows read through a ring of a.stash_slots rows of x in

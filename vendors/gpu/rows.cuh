@@ -19,8 +19,10 @@ struct Pack {
 // registers every kernel pays for unless it is told its views have one dimension
 // (assume_flat below; bench/experiments/row-divide-magic.patch measured an inline
 // multiply-and-shift walk instead: mixed).
+// (flat_row_offset: the offset where the view has at most one outer dimension.)
+OPK_DEV int64_t flat_row_offset(const RowsView& v, int64_t r) { return v.nd == 0 ? 0 : r * v.stride[0]; }
 OPK_DEV int64_t row_offset(const RowsView& v, int64_t r) {
-    if (v.nd <= 1) return v.nd == 0 ? 0 : r * v.stride[0];
+    if (v.nd <= 1) return flat_row_offset(v, r);
     int64_t off = 0;
     for (int d = v.nd - 1; d > 0; --d) {
         const int64_t q = r / v.size[d];
@@ -54,7 +56,7 @@ OPK_DEV void assume_flat_rows(const SoftmaxArgs& a) {
 // [rows, V] tensors, rows_view(t, 1)): row_ptr without the walk.
 template <typename T>
 OPK_DEV T* flat_row_ptr(const RowsView& v, int64_t r) {
-    return static_cast<T*>(v.data) + (v.nd == 0 ? 0 : r * v.stride[0]);
+    return static_cast<T*>(v.data) + flat_row_offset(v, r);
 }
 
 template <typename T>
