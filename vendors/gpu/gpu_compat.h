@@ -277,10 +277,7 @@ OPK_DEV uint32_t f32_to_word(float lo, float hi, opk_f16) {
 // (evict_last), the second pass and the stores that follow mark theirs as the first to
 // go, so the row's writes do not push its unread part out of L2. Plain accesses where
 // the hints do not exist (before sm_80, and on AMD for now).
-// read_only: data no store of the kernel writes (a norm's weight and bias), loaded through
-// the read-only path (ld.global.nc), which lets the compiler order such loads before
-// the kernel's stores to other rows; a plain load on AMD.
-enum class CacheHint { normal, keep, last_use, read_only };
+enum class CacheHint { normal, keep, last_use };
 
 template <CacheHint H>
 OPK_DEV uint4 load16(const void* p) {
@@ -296,9 +293,6 @@ OPK_DEV uint4 load16(const void* p) {
         return v;
     }
     if constexpr (H == CacheHint::last_use) return __ldcs(static_cast<const uint4*>(p));
-#endif
-#if defined(__CUDA_ARCH__)
-    if constexpr (H == CacheHint::read_only) return __ldg(static_cast<const uint4*>(p));
 #endif
     return *static_cast<const uint4*>(p);
 }

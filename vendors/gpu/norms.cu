@@ -22,18 +22,10 @@ OPK_DEV void add_offset(float offset, float (&out)[P]) {
         for (int k = 0; k < P; ++k) out[k] += offset;
 }
 
-// Pack c of an optional per-column vector (weight, bias) as fp32, plus `offset`; H: the
-// hint of a whole 16-byte pack's load (load16).
-template <typename T, int P, CacheHint H = CacheHint::normal>
+// Pack c of an optional per-column vector (weight, bias) as fp32, plus `offset`.
+template <typename T, int P>
 OPK_DEV void column_pack(const T* v, int64_t c, int64_t n, bool vec, float offset, float (&out)[P]) {
     if (v) {
-        if constexpr (H != CacheHint::normal) {
-            if (vec && c * P + P <= n) {
-                unpack<T, P>(load16<H>(v + c * P), out);
-                add_offset(offset, out);
-                return;
-            }
-        }
         load_pack<T, P>(v, c, n, vec, out);
         add_offset(offset, out);
     } else {
@@ -370,9 +362,8 @@ OPK_DEV void rms_backward(const NormArgs& a) {
 
 // y = (x - mean) * rstd * weight + bias; biased variance. Cached rows use the exact
 // two-pass variance; streamed rows sum x - x[0] and its square in one pass (shifting by
-// a row element keeps the cancellation small), then write in a second. ReadOnlyColumns:
-// weight and bias through the read-only path (the 2-byte exact-body kernels, below).
-template <typename T, int G, int C, bool Exact, bool ReadOnlyColumns = false>
+// a row element keeps the cancellation small), then write in a second.
+template <typename T, int G, int C, bool Exact>
 OPK_DEV void ln_forward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     const RowGroup<G> g;
@@ -427,11 +418,10 @@ OPK_DEV void ln_forward_rows(const NormArgs& a, float* smem) {
             var = m2 * inv_n;
         }
         const float inv = 1.0f / sqrtf(var + a.eps);
-        constexpr CacheHint kColumns = cached && ReadOnlyColumns ? CacheHint::read_only : CacheHint::normal;
         auto emit = [&](int, int64_t c, const float(&v)[P]) {
             float wv[P], bv[P], out[P];
-            column_pack<T, P, kColumns>(w, c, sp.n, a.weight_vec, 0.0f, wv);
-            if (b) column_pack<T, P, kColumns>(b, c, sp.n, a.bias_vec, 0.0f, bv);
+            column_pack<T, P>(w, c, sp.n, a.weight_vec, 0.0f, wv);
+            if (b) load_pack<T, P>(b, c, sp.n, a.bias_vec, bv);
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = (v[k] - mu) * inv * wv[k] + (b ? bv[k] : 0.0f);
             store_pack<T, P, kStoreHint<cached>, Exact>(yr, c, sp.n, a.y.vec, out);
@@ -456,15 +446,11 @@ OPK_DEV void ln_forward(const NormArgs& a) {
     ln_forward_rows<T, G, C, false>(a, smem);
 }
 
-// As rms_forward_exact. The 2-byte ones (the fixed-group kernels) read weight and bias
-// through the read-only path: 1.0-2.6 % faster at every bf16 / f16 shape of gpu_compare on
-// the H200 (bench/experiments/weight-first.patch's switch 3, bench/results/2026-11-29-s18/r3;
-// rms_norm measured within 0.7 % either way and fp32 up to 4.6 % slower, so they keep
-// plain loads, as do the general kernels, whose spills it raised: 16 -> 40 bytes, bf16 c1).
+// As rms_forward_exact.
 template <typename T, int G, int C>
 OPK_DEV void ln_forward_exact(const NormArgs& a) {
     __shared__ float smem[kReduceSlots];
-    ln_forward_rows<T, G, C, kExactPath<G, C>, sizeof(T) == 2>(a, smem);
+    ln_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
 }
 
 // xhat = (x - mean) * rstd, g = dy * weight;
