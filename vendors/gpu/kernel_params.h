@@ -192,7 +192,7 @@ struct NormStashConfig {
 constexpr NormStashConfig kNormStashConfigs[3] = {{256, 2}, {512, 2}, {512, 4}};
 constexpr int kNormStashSlots = 2;
 // layer_norm's 2-byte stash backward of four packs a thread (config 2), on rows of exactly
-// its threads x chunks packs (rows of 16384) with one block a row: its dbias sums go to
+// its threads x chunks packs (rows of 16384), not split over a cluster: its dbias sums go to
 // shared memory after the ring (the thread's own columns, no barrier), not to registers.
 // At the 128-register cap the register sums had spilled 40 bytes (bf16; f16 32), and
 // the kernel's speed follows its spills (0.13 ms with 40 bytes at 4096x16384, 0.17-0.19
