@@ -1,32 +1,23 @@
 #!/usr/bin/env bash
-# Prepared in the eighteenth session for the next one (not run): the two experiments whose
+# Prepared in the eighteenth session for the next one (not run): the three experiments whose
 # kernels ptxas checked on the build VM, as variant vendors in build-var/var.tar.xz built
-# from 2ee99d3 (vwfr: bench/experiments/weight-first.patch with OPK_EXP_WEIGHT_FIRST=1
-# OPK_EXP_WEIGHT_FIRST_LN=0 OPK_EXP_RMS_FIXED_RESIDENT=1152; vln1: ln-one-reduction.patch
-# with OPK_EXP_LN_ONE_REDUCTION=1; vsm1: online-one-round.patch with OPK_EXP_ONLINE_ONE_ROUND=1)
-# beside build-check (the tree). Copy it into the next
-# session's device-calls/ and set the archive name before running.
+# from 2ee99d3 with d2704c7's patches (vwfr: bench/experiments/weight-first.patch with
+# OPK_EXP_WEIGHT_FIRST=1 OPK_EXP_WEIGHT_FIRST_LN=0 OPK_EXP_RMS_FIXED_RESIDENT=1152; vln1:
+# ln-one-reduction.patch with OPK_EXP_LN_ONE_REDUCTION=1; vsm1: online-one-round.patch with
+# OPK_EXP_ONLINE_ONE_ROUND=1) beside build-check (the tree). Copy it into the next session's
+# device-calls/ before running.
 # (a) the norm / softmax test cases and conformance on each variant;
 # (b) the norm and softmax forwards A/B, three rounds alternating (a gain counts only if a
 #     second call repeats it).
-set -u
-R=$(mktemp -d)
-export OPKIT_LOG_LEVEL=error
-t() { local name=$1; shift; local t0=$SECONDS; "$@" > $R/$name.txt 2>&1; echo "$name rc $? $((SECONDS-t0)) s" | tee -a $R/times.txt; }
-pack() { tar czf $OUT/r1.tgz -C $R .; }
-mkdir -p var && tar xJf build-var/var.tar.xz -C var
-lib=$PWD/build-check/lib/libopkit.so.1
+. bench/device_call.sh r1
+dc_variants
 for v in wfr ln1 sm1; do
   V=$PWD/var/v$v/libopkit_vendor_cuda.so
   t tests-$v timeout 150 env OPKIT_VENDOR_PATH=$V build-check/bin/opkit_cuda_tests "ops: rms_norm forward and backward match the CPU,ops: layer_norm forward and backward match the CPU,ops: softmax forward and backward match the CPU"
   t conformance-$v timeout 100 env OPKIT_VENDOR_PATH=$V build-check/bin/opkit-conformance --vendor cuda
 done
 pack
-ab() {  # ab NAME VARIANT
-  local vp=; [ $2 != base ] && vp=$PWD/var/v$2/libopkit_vendor_cuda.so
-  t $1 timeout 90 env PYTHONPATH=$PWD/python OPKIT_LIBRARY=$lib OPKIT_VENDOR_PATH=$vp python3 bench/gpu_compare.py --impls opkit --ops norm_forward,softmax_forward --dtypes bf16,f16,f32 --out $R/$1.json
-}
-for i in 1 2 3; do for v in base wfr ln1 sm1; do ab fwd-$v-$i $v; done; pack; done
+for i in 1 2 3; do for v in base wfr ln1 sm1; do dc_ab fwd-$v-$i $v norm_forward,softmax_forward bf16,f16,f32; done; pack; done
 for v in wfr ln1 sm1; do python3 bench/ab_table.py $R fwd-base fwd-$v > $R/ab-$v.txt 2>&1; done
 pack
 cat $R/times.txt

@@ -1,0 +1,74 @@
+"""Tests of bench/device_call.sh, the device-call scripts' shared preamble, run here with
+bash and no GPU: t records each command's output, exit status and seconds; pack archives
+the results under $OUT without the compiler caches; dc_variants unpacks the variant
+vendors; dc_ab passes the variant (or none for base) to gpu_compare.py.
+
+Run:  python3 -m pytest -q scripts/tests          (or: python3 scripts/tests/test_device_call.py)
+"""
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from plain_runner import run  # noqa: E402
+
+
+def call(script, cwd, out):
+    """Runs a device-call script body after sourcing the helper from `cwd`."""
+    helper = os.path.join(ROOT, "bench", "device_call.sh")
+    proc = subprocess.run(["bash", "-c", f". {helper} rT\n{script}"], cwd=cwd, env=dict(os.environ, OUT=out),
+                          capture_output=True, text=True, timeout=60)
+    return proc
+
+
+def archive(out):
+    with tarfile.open(os.path.join(out, "rT.tgz")) as tar:
+        return {m.name.lstrip("./"): (tar.extractfile(m).read().decode() if m.isfile() else None)
+                for m in tar.getmembers() if m.name not in (".", "./")}
+
+
+def test_t_records_output_status_and_time_and_pack_archives_them():
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
+        proc = call("t ok true\nt bad false\nt said echo hello\nmkdir -p $R/triton/x\npack", work, out)
+        assert proc.returncode == 0, proc.stderr
+        files = archive(out)
+        times = files["times.txt"].splitlines()
+        assert times[0].startswith("ok rc 0 ") and times[0].endswith(" s"), times
+        assert times[1].startswith("bad rc 1 "), times
+        assert times[2].startswith("said rc 0 "), times
+        assert files["said.txt"] == "hello\n"
+        assert not any(n.startswith("triton") or n.startswith("inductor") for n in files), sorted(files)
+        assert proc.stdout.splitlines() == times  # t also prints each line
+
+
+def test_dc_ab_passes_the_variant_vendor_and_base_passes_none():
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
+        # A stand-in gpu_compare.py that writes what it was given where --out says.
+        os.makedirs(os.path.join(work, "bench"))
+        with open(os.path.join(work, "bench", "gpu_compare.py"), "w") as f:
+            f.write("import os, sys\n"
+                    "a = sys.argv[1:]\n"
+                    "open(a[a.index('--out') + 1], 'w').write(os.environ['OPKIT_VENDOR_PATH'] + ' ' +\n"
+                    "    ' '.join(a[:a.index('--out')]) + ' ' + os.environ['OPKIT_LIBRARY'])\n")
+        os.makedirs(os.path.join(work, "build-var", "vX"))
+        open(os.path.join(work, "build-var", "vX", "libopkit_vendor_cuda.so"), "w").close()
+        subprocess.run(["tar", "cJf", "var.tar.xz", "vX"], cwd=os.path.join(work, "build-var"), check=True)
+        proc = call("dc_variants\ndc_ab a-1 base norm_forward bf16\ndc_ab b-1 X softmax_forward f32,bf16\npack",
+                    work, out)
+        assert proc.returncode == 0, proc.stderr
+        assert os.path.exists(os.path.join(work, "var", "vX", "libopkit_vendor_cuda.so"))
+        files = archive(out)
+        lib = os.path.join(work, "build-check", "lib", "libopkit.so.1")
+        assert files["a-1.json"] == f" --impls opkit --ops norm_forward --dtypes bf16 {lib}", files["a-1.json"]
+        vendor = os.path.join(work, "var", "vX", "libopkit_vendor_cuda.so")
+        assert files["b-1.json"] == f"{vendor} --impls opkit --ops softmax_forward --dtypes f32,bf16 {lib}"
+        assert [l.split(" rc ")[0] for l in files["times.txt"].splitlines()] == ["a-1", "b-1"]
+        assert all(" rc 0 " in l for l in files["times.txt"].splitlines()), files["times.txt"]
+
+
+if __name__ == "__main__":
+    sys.exit(run(dict(globals())))
