@@ -14,7 +14,8 @@ packages=(build-essential cmake pkg-config catch2 libspdlog-dev libfmt-dev libdl
           python3-venv       # the Python package's pip-install test
           python3-torch      # opkit.torch's CPU tests (Debian's PyTorch 1.13: the autograd.Function path)
           libopenblas0-pthread   # a CBLAS for the blas vendor's tests (docs/blas-vendor.md)
-          libdnnl2)              # oneDNN, the blas vendor's bf16 GEMM (docs/blas-vendor.md)
+          libdnnl2               # oneDNN, the blas vendor's bf16 GEMM (docs/blas-vendor.md)
+          xz-utils)              # bench/device_call.sh's variant archives (its ctest case)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
