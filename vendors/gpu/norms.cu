@@ -612,8 +612,9 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
 // dy, in a ring of slots filled by cp.async, so the next rows' loads are in flight while
 // this one is reduced and written, and no register holds a row: a thread's registers hold
 // its C packs of the weight and of the dweight/dbias sums alone (layer_norm's four-pack
-// 2-byte kernel on exact rows keeps the dbias sums after the ring: norm_stash_shared_dbias). Each thread copies and
-// reads only its own packs (c = lane + i * B), so the ring needs no barrier; a slot takes
+// 2-byte kernel on exact rows keeps the dbias sums after the ring instead:
+// norm_stash_shared_dbias). Each thread copies and reads only its own packs
+// (c = lane + i * B), so the ring needs no barrier; a slot takes
 // row j + slots - 1 as soon as its thread has read row j - 1 from it. The rows' mean and
 // rstd are read one row ahead (their load was a stall of its own at each row's start).
 // Rows must be whole 16-byte packs on 16-byte boundaries (the host checks); Exact: exactly
@@ -645,7 +646,8 @@ template <int P, int C>
 struct ColumnSharedSums {
     float* col;   // this block's row of sums in shared memory
     float* part;  // the partial row in global memory, NULL = not wanted
-    OPK_DEV ColumnSharedSums(float* shared_row, float* partial_row, const Span& s) : col(shared_row), part(partial_row) {
+    OPK_DEV ColumnSharedSums(float* shared_row, float* partial_row, const Span& s)
+        : col(shared_row), part(partial_row) {
         if (!part) return;
 #pragma unroll
         for (int i = 0; i < C; ++i) {
