@@ -879,6 +879,41 @@ TEST_CASE("ops: embedding backward with many repeated ids, no ids, and out-of-ra
     }
 }
 
+TEST_CASE("ops: embedding backward into a contiguous dweight writes its elements and nothing past them",
+          "[gpu][ops]") {
+    // A contiguous dweight on a 16-byte boundary is zeroed whole by 16-byte packs before the
+    // ids' rows are written (embedding.cu): its elements past the last whole pack are
+    // written one a thread. dweight here is the first V rows of a [V + 1, D] buffer that
+    // starts 16 bytes into its allocation: the bytes before it and the row after it (random
+    // values) must keep what they hold. D 3 and 4097 leave a partial pack at the end, 64
+    // none; ids repeat (f32 sums them in dweight's own rows, after the zeroing).
+    if (!cuda_or_skip()) return;
+    uint64_t seed = 790;
+    for (opkit_dtype d : kFloats)
+        for (int64_t D : {3, 64, 4097}) {
+            const int64_t V = 37, count = 15;
+            const std::string what = std::string("embedding backward, contiguous dweight + a row, ") + dtype_name(d) +
+                                     " D " + std::to_string(D);
+            INFO(what);
+            TP buf = make(d, {V + 1, D}, Layout{{}, 0, int64_t(16 / (d.bits / 8))});
+            TP dy = make(d, {count, D}), ids = make(i64(), {count});
+            buf->random(-1, 1, seed++);
+            dy->random(-1, 1, seed++);
+            ids->random_ints(0, V - 1, seed++);
+            ids->set(4, ids->host_value(0));
+            ids->set(9, ids->host_value(0));
+            for (Tensor* t : {buf.get(), dy.get(), ids.get()}) t->upload();
+            int64_t shape[2] = {V, D};
+            opkit_tensor dw_cpu = *buf->cpu(), dw_gpu = *buf->gpu();
+            dw_cpu.shape = shape;
+            dw_gpu.shape = shape;
+            both([&](bool g) {
+                return opkit_embedding_backward(on(g, dy), on(g, ids), -1, g ? &dw_gpu : &dw_cpu, nullptr);
+            });
+            CHECK(same(*buf, "embedding_backward", "dweight", what + " dweight and the row after it"));
+        }
+}
+
 TEST_CASE("ops: an embedding id out of range gives a NaN row and no out-of-bounds read",
           "[gpu][ops]") {
     if (!cuda_or_skip()) return;

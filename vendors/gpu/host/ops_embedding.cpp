@@ -5,9 +5,10 @@
 // of `count` entries and, for f16/bf16 weights, fp32 accumulator rows for the ids that
 // occur more than once: at most min(count / 2, V) rows of D (each such id takes two
 // positions). f32 weights accumulate repeated ids straight in dweight (rows that do not
-// overlap). Every dweight row is then written exactly once, so the work is dweight's size
-// plus the ids' dy rows. Atomics make the sum order of a repeated id's row, and so its
-// last bits, timing dependent.
+// overlap). Every dweight row is then written once, so the work is dweight's size plus the
+// ids' dy rows; a contiguous dweight is zeroed whole instead, at the rate of a fill, and the
+// ids' rows written over the zeros (embedding.cu says why). Atomics make the sum order of a
+// repeated id's row, and so its last bits, timing dependent.
 #include "ops_common.h"
 
 namespace {
@@ -19,6 +20,8 @@ const char* const kFwdDense[3] = OPK_DTYPE_NAMES("opk_emb_fwd_dense");
 const char* const kInit[3] = OPK_DTYPE_NAMES("opk_emb_bwd_init");
 const char* const kAdd[3] = OPK_DTYPE_NAMES("opk_emb_bwd_add");
 const char* const kWrite[3] = OPK_DTYPE_NAMES("opk_emb_bwd_write");
+const char* const kZero[3] = OPK_DTYPE_NAMES("opk_emb_bwd_zero");
+const char* const kWriteIds[3] = OPK_DTYPE_NAMES("opk_emb_bwd_write_ids");
 const char kMark[] = "opk_emb_mark";
 const char kClassify[] = "opk_emb_classify";
 
@@ -33,6 +36,14 @@ size_t group_grid(const Device& d, int64_t rows, int64_t packs) {
 }
 
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+// opk_emb_bwd_zero's grid: a 16-byte pack a thread of 256-thread blocks, at most 2^22
+// blocks (2^30 threads, inside AMD's 32-bit count of work-items; the kernel steps over the
+// rest), at least one block (the elements past the last whole pack).
+size_t zero_grid(int64_t elements, int64_t esize) {
+    const int64_t packs = elements * esize / 16;
+    return size_t(std::max<int64_t>(1, std::min<int64_t>((packs + 255) / 256, int64_t(1) << 22)));
+}
 
 }  // namespace
 
@@ -126,17 +137,22 @@ opkit_status run(const args::embedding_backward& call) {
         a.acc_stride = acc_stride;
         a.acc_vec = 1;
     }
+    // dweight one contiguous run on a 16-byte boundary: zeroed whole first (before the f32
+    // sums that may go into its rows), then only the ids' rows written (embedding.cu).
+    const bool one_run = (V == 1 || row_stride == D) && aligned16(a.dweight.data);
     OPKIT_GPU_TRY(runtime().memset_d32_async(a.owner, 0xffffffffu, size_t(V) * 2, s));
     OPKIT_GPU_TRY(runtime().memset_d32_async(a.tag, 0, size_t(V) * 2 + 6, s));
+    if (one_run) OPKIT_GPU_TRY(launch(d, Module::embedding, kZero[type], zero_grid(V * D, es), 256, s, a));
+    // Sized for every position (being listed); blocks past a list's end return at once.
+    const size_t rows_grid = group_grid(d, count, packs);
     if (count > 0) {
         const size_t grid = pack_grid(d, count);
         OPKIT_GPU_TRY(launch(d, Module::embedding, kMark, grid, 256, s, a));
         OPKIT_GPU_TRY(launch(d, Module::embedding, kClassify, grid, 256, s, a));
-        // Sized for every position being listed; blocks past the lists' ends return at once.
-        const size_t rows_grid = group_grid(d, count, packs);
         OPKIT_GPU_TRY(launch(d, Module::embedding, kInit[type], rows_grid, 256, s, a));
         OPKIT_GPU_TRY(launch(d, Module::embedding, kAdd[type], rows_grid, 256, s, a));
     }
+    if (one_run) return count > 0 ? launch(d, Module::embedding, kWriteIds[type], rows_grid, 256, s, a) : OPKIT_OK;
     return launch(d, Module::embedding, kWrite[type], group_grid(d, V, packs), 256, s, a);
 }
 
