@@ -14,6 +14,7 @@
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I vendors/gpu -o efv bench/experiments/embedding_forward_variants.cu
 //   ./efv        # on the GPU machine: V 128256 x D 4096, 8192 int64 ids, bf16 and f32
 #include "../../vendors/gpu/embedding.cu"
+#include "cuda_check.cuh"
 
 #include <cuda_runtime.h>
 
@@ -24,15 +25,6 @@
 #include <vector>
 
 namespace efv {
-
-#define CHECK_CUDA(x)                                                                    \
-    do {                                                                                 \
-        cudaError_t e_ = (x);                                                            \
-        if (e_ != cudaSuccess) {                                                         \
-            std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                \
-        }                                                                                \
-    } while (0)
 
 template <bool Hint>
 __device__ __forceinline__ uint4 ld16(const void* p) {

@@ -19,6 +19,7 @@
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I vendors/gpu -o ewv bench/experiments/embedding_write_variants.cu
 //   ./ewv        # on the GPU machine: V 128256 x D 4096 (bf16, f32) and V 64128 x D 4096 f32
 #include "../../vendors/gpu/embedding.cu"
+#include "cuda_check.cuh"
 #include "median_time.cuh"
 
 #include <cuda_runtime.h>
@@ -32,15 +33,6 @@
 #include <vector>
 
 namespace ewv {
-
-#define CHECK_CUDA(x)                                                                    \
-    do {                                                                                 \
-        cudaError_t e_ = (x);                                                            \
-        if (e_ != cudaSuccess) {                                                         \
-            std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                \
-        }                                                                                \
-    } while (0)
 
 template <bool Hint>
 __device__ __forceinline__ void st16(void* p, uint4 v) {
