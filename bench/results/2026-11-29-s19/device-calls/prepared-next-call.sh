@@ -9,7 +9,12 @@
 # embedding test cases and the cuda conformance on vB; the rocm embedding test cases and
 # conformance over the HIP-over-CUDA shim with vB's rocm vendor (copied over
 # build-check's on the GPU machine only, after the base's runs need it no more); (b) the
-# embedding backward A/B, alternating three times; (c) emb_bwd_breakdown.py on vB.
+# embedding backward A/B, alternating three times; (c) emb_bwd_breakdown.py on vB;
+# (d) bench/experiments/shared-dw.patch: the norm stash harness built without and with
+# OPK_EXP_SHARED_DW=1 (build-exp/nbs-base, build-exp/nbs-sdw: nvcc -std=c++17 -O3
+# -arch=sm_90 -Xptxas -v [-DOPK_EXP_SHARED_DW=1] -I vendors/gpu -o build-exp/nbs-...
+# bench/experiments/norm_backward_stash.cu on the patched tree), alternating twice.
+# Carry build-check, build-var/var.tar.xz and build-exp.
 . bench/device_call.sh r1
 dc_variants
 VB=$PWD/var/vB/libopkit_vendor_cuda.so
@@ -27,4 +32,10 @@ done
 python3 bench/ab_table.py $R emb-base emb-vB > $R/ab-emb.txt 2>&1
 t emb-bwd-bf16-vB timeout 60 env OPKIT_VENDOR_PATH=$VB PYTHONPATH=$PWD/python OPKIT_LIBRARY=$DC_LIB python3 bench/emb_bwd_breakdown.py --dtype bf16
 pack
+for i in 1 2; do
+  t nbs-base-$i timeout 120 build-exp/nbs-base
+  t nbs-sdw-$i timeout 120 build-exp/nbs-sdw
+done
+pack
 cat $R/times.txt $R/ab-emb.txt
+grep -h "rms_bwd bf16  8192x16384" $R/nbs-*-1.txt
