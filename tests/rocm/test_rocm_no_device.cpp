@@ -189,6 +189,17 @@ Launch first_launch_of(F&& call, size_t* made = nullptr) {
     return after[before];
 }
 
+// Every launch a call made, in order.
+template <class F>
+std::vector<Launch> launches_of(F&& call) {
+    const size_t before = recorded_launches().size();
+    const opkit_status status = call();
+    INFO(opkit_last_error_message());
+    REQUIRE(status == OPKIT_OK);
+    std::vector<Launch> after = recorded_launches();
+    return std::vector<Launch>(after.begin() + std::ptrdiff_t(before), after.end());
+}
+
 }  // namespace
 
 TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels for their rows", "[dispatch]") {
@@ -281,6 +292,23 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         Launch r = first_launch_of(
             [&] { return opkit_rms_norm_forward(yn.get(), nullptr, 1e-6f, 0.0f, yn.get(), nullptr, nullptr); });
         CHECK(r.grid_y == 1);  // the 1-D launches say so
+    }
+    SECTION("embedding backward: a contiguous dweight zeroed whole, then the ids' rows; else the row walk") {
+        RocmTensor dy({3, 4097}, kBf16), ids({3}, 64, 0, OPKIT_DTYPE_INT), dw({37, 4097}, kBf16);
+        std::vector<Launch> l =
+            launches_of([&] { return opkit_embedding_backward(dy.get(), ids.get(), -1, dw.get(), nullptr); });
+        REQUIRE(l.size() == 6);  // zero, mark, classify, init, add, the ids' rows
+        CHECK(l[0].name == "opk_emb_bwd_zero_bf16");
+        CHECK(l[0].block == 256);
+        CHECK(l[0].grid == ((37 * 4097 * 2 + 15) / 16 + 255) / 256);  // a pack a thread, the partial one too
+        CHECK(l[1].name == "opk_emb_mark");
+        CHECK(l[5].name == "opk_emb_bwd_write_ids_bf16");
+        // dweight one element in: not on a 16-byte boundary, so every row is walked and written.
+        RocmTensor dwo({37, 4097}, kBf16, 1);
+        l = launches_of([&] { return opkit_embedding_backward(dy.get(), ids.get(), -1, dwo.get(), nullptr); });
+        REQUIRE(l.size() == 5);  // mark, classify, init, add, every row
+        CHECK(l[0].name == "opk_emb_mark");
+        CHECK(l[4].name == "opk_emb_bwd_write_bf16");
     }
     SECTION("softmax backward: the exact and eight-pack kernels") {
         RocmTensor dy({2, 16384}, kBf16), y({2, 16384}, kBf16), dx({2, 16384}, kBf16);

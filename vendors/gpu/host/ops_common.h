@@ -215,9 +215,11 @@ inline size_t pack_grid(const Device& d, int64_t packs) {
 // H100 this beat the capped grid above by 3-4 % for bf16 swiglu/geglu and f32 alike
 // (2984 against 2892 GB/s for bf16 swiglu backward, 32768x4096): no block waits on a
 // slow neighbour's last iterations. (The embedding forward has its own launch: a block per
-// part of a row, ops_embedding.cpp.)
+// part of a row, ops_embedding.cpp.) At most 2^24 - 1 blocks: HIP refuses a launch of 2^32
+// work-items or more (grid x block, hipModuleLaunchKernel), so packs past 2^32 - 256 (64 GiB
+// of them) are taken by the loops.
 inline size_t one_pack_per_thread_grid(int64_t packs) {
-    return size_t(std::min<int64_t>((packs + 255) / 256, int64_t(1) << 30));
+    return size_t(std::min<int64_t>((packs + 255) / 256, (int64_t(1) << 24) - 1));
 }
 
 // Runs an element-wise kernel family (names: OPK_EW_NAMES) over same-shape tensors, inputs

@@ -37,14 +37,6 @@ size_t group_grid(const Device& d, int64_t rows, int64_t packs) {
 
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-// opk_emb_bwd_zero's grid: a 16-byte pack a thread of 256-thread blocks, at most 2^22
-// blocks (2^30 threads, inside AMD's 32-bit count of work-items; the kernel steps over the
-// rest), at least one block (the elements past the last whole pack).
-size_t zero_grid(int64_t elements, int64_t esize) {
-    const int64_t packs = elements * esize / 16;
-    return size_t(std::max<int64_t>(1, std::min<int64_t>((packs + 255) / 256, int64_t(1) << 22)));
-}
-
 }  // namespace
 
 namespace opkit_gpu {
@@ -142,7 +134,10 @@ opkit_status run(const args::embedding_backward& call) {
     const bool one_run = (V == 1 || row_stride == D) && aligned16(a.dweight.data);
     OPKIT_GPU_TRY(runtime().memset_d32_async(a.owner, 0xffffffffu, size_t(V) * 2, s));
     OPKIT_GPU_TRY(runtime().memset_d32_async(a.tag, 0, size_t(V) * 2 + 6, s));
-    if (one_run) OPKIT_GPU_TRY(launch(d, Module::embedding, kZero[type], zero_grid(V * D, es), 256, s, a));
+    // A pack a thread, the partial last pack counted (its elements are written one a thread).
+    if (one_run)
+        OPKIT_GPU_TRY(launch(d, Module::embedding, kZero[type], one_pack_per_thread_grid((V * D * es + 15) / 16), 256,
+                             s, a));
     // Sized for every position (being listed); blocks past a list's end return at once.
     const size_t rows_grid = group_grid(d, count, packs);
     if (count > 0) {
