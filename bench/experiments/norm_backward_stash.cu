@@ -69,8 +69,10 @@ static void run_stash(Shape& s, std::initializer_list<int> ring_sizes) {
     auto k = stash_variant<Op, T, B, C, M, Ex>;
     cudaFuncAttributes attr{};
     cudaFuncGetAttributes(&attr, k);
+    // The fp32 column sums that sit after the ring (norm_stash_shared_sums, kernel_params.h).
+    const bool shared_sums = opk::norm_stash_shared_sums(int64_t(sizeof(T)), C, 1, Ex);
     for (int S : ring_sizes) {
-        const size_t smem = size_t(S) * 2 * size_t(s.n) * s.esize;
+        const size_t smem = size_t(S) * 2 * size_t(s.n) * s.esize + (shared_sums ? size_t(s.n) * 4 : 0);
         if (smem > size_t(attr.maxDynamicSharedSizeBytes) &&
             cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess) {
             cudaGetLastError();
@@ -80,8 +82,8 @@ static void run_stash(Shape& s, std::initializer_list<int> ring_sizes) {
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, smem);
         if (per_sm == 0) continue;
         char tag[96];
-        std::snprintf(tag, sizeof tag, "stash B%d C%d M%d S%d%s %dreg%s %dblk/SM", B, C, M, S, Ex ? "" : " guarded",
-                      attr.numRegs, attr.localSizeBytes ? " SPILL" : "", per_sm);
+        std::snprintf(tag, sizeof tag, "stash B%d C%d M%d S%d%s%s %dreg%s %dblk/SM", B, C, M, S, Ex ? "" : " guarded",
+                      shared_sums ? " shared-sums" : "", attr.numRegs, attr.localSizeBytes ? " SPILL" : "", per_sm);
         const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
         const float ms = time_call(s, k, grid, B, smem, false, S);
         print_line<T>(s, tag, ms, true);

@@ -273,8 +273,8 @@ TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)
     // (kNormStashConfigs): 256 threads of two packs (s0), 512 of two (s1), 512 of four (s2),
     // _exact where the row is exactly that. Per dtype the widths below are, in that order,
     // s0 exact, s0 with the fewest packs it takes (257), s1 exact, s1 guarded, s2 exact (2-byte
-    // layer_norm's sums dbias in shared memory there: norm_stash_shared_dbias), s2
-    // guarded (fp32 layer_norm: the last two take the register-sum kernels,
+    // layer_norm's dbias and rms_norm's dweight summed in shared memory there:
+    // norm_stash_shared_sums), s2 guarded (fp32 layer_norm: the last two take the register-sum kernels,
     // kRowConfigsNormBwdRegs32; rms_norm's fp32 s2 kernels, kRmsStashMaxPacks32);
     // fp32 then has two more, rows split over a cluster of two blocks
     // (opk_{rms,ln}_bwd_stash_f32_k2[_exact], kNormStashSplit): exact (16384) and guarded

@@ -191,17 +191,23 @@ struct NormStashConfig {
 };
 constexpr NormStashConfig kNormStashConfigs[3] = {{256, 2}, {512, 2}, {512, 4}};
 constexpr int kNormStashSlots = 2;
-// layer_norm's 2-byte stash backward of four packs a thread (config 2), on rows of exactly
-// its threads x chunks packs (rows of 16384), not split over a cluster: its dbias sums go to
-// shared memory after the ring (the thread's own columns, no barrier), not to registers.
-// At the 128-register cap the register sums had spilled 40 bytes (bf16; f16 32), and
-// the kernel's speed follows its spills (0.13 ms with 40 bytes at 4096x16384, 0.17-0.19
-// with 144-192, the seventeenth session); without them, on the H200 (A/B alternating
-// twice, bench/results/2026-11-29-s18/r1): bf16 4096x16384 0.1310 -> 0.1223 ms, f16
-// 0.1331 -> 0.1269, every other 2-byte norm backward within 0.6 %. The host adds n floats
-// to the block's dynamic shared memory for them (stash_backward_plan).
-OPK_PARAMS_RULE constexpr bool norm_stash_shared_dbias(bool layer, int64_t esize, int chunks, int split, bool exact) {
-    return layer && esize == 2 && chunks == 4 && split == 1 && exact;
+// The 2-byte stash backwards of four packs a thread (config 2), on rows of exactly their
+// threads x chunks packs (rows of 16384), not split over a cluster, keep one family of
+// column sums in shared memory after the ring (the thread's own columns, no barrier), not
+// in registers: layer_norm its dbias sums, rms_norm its dweight sums (its only ones).
+// layer_norm: at the 128-register cap the register sums had spilled 40 bytes (bf16; f16
+// 32), and the kernel's speed follows its spills (0.13 ms with 40 bytes at 4096x16384,
+// 0.17-0.19 with 144-192, the seventeenth session); without them, on the H200 (A/B
+// alternating twice, bench/results/2026-11-29-s18/r1): bf16 4096x16384 0.1310 -> 0.1223
+// ms, f16 0.1331 -> 0.1269, every other 2-byte norm backward within 0.6 %. rms_norm: 126
+// registers -> 96, no spill either way; one block of 512 an SM is issue-bound (Nsight
+// Compute: warps waiting on each other), and the shared sums cost fewer instructions than
+// they save: bf16 8192x16384 0.2209 -> 0.2117 ms (norm_backward_stash.cu, alternating
+// twice, bench/results/2026-11-30-s20/r1). The same at two packs a thread (rows of 8192)
+// ran 12-17 % slower, so it stays at four. The host adds n floats to the block's dynamic
+// shared memory for them (stash_backward_plan).
+OPK_PARAMS_RULE constexpr bool norm_stash_shared_sums(int64_t esize, int chunks, int split, bool exact) {
+    return esize == 2 && chunks == 4 && split == 1 && exact;
 }
 constexpr int64_t kNormStashMinPacks = 256;
 constexpr int64_t kNormStashMaxPacks32 = 1024;

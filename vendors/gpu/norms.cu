@@ -611,9 +611,9 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
 // threads takes rows blockIdx.x, + gridDim.x, ... and keeps a.stash_slots of them, x and
 // dy, in a ring of slots filled by cp.async, so the next rows' loads are in flight while
 // this one is reduced and written, and no register holds a row: a thread's registers hold
-// its C packs of the weight and of the dweight/dbias sums alone (layer_norm's four-pack
-// 2-byte kernel on exact rows keeps the dbias sums after the ring instead:
-// norm_stash_shared_dbias). Each thread copies and reads only its own packs
+// its C packs of the weight and of the dweight/dbias sums alone (the four-pack 2-byte
+// kernels on exact rows keep layer_norm's dbias sums, rms_norm's dweight sums after the
+// ring instead: norm_stash_shared_sums). Each thread copies and reads only its own packs
 // (c = lane + i * B), so the ring needs no barrier; a slot takes
 // row j + slots - 1 as soon as its thread has read row j - 1 from it. The rows' mean and
 // rstd are read one row ahead (their load was a stall of its own at each row's start).
@@ -639,7 +639,7 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
 // either way with its weight unpacked once and keeps it per row; the four-pack kernels have
 // no registers for it, and the weight as fp32 in shared memory after the ring instead ran
 // 2 % slower in bf16 (twice the shared loads; r2).
-// The column sums of one thread's packs in a row of shared memory (norm_stash_shared_dbias,
+// The column sums of one thread's packs in a row of shared memory (norm_stash_shared_sums,
 // kernel_params.h): each thread reads and writes only its own columns, so no barrier; a
 // 16-byte load and store a half pack a row. Exact rows only (every pack is the thread's).
 template <int P, int C>
@@ -684,7 +684,10 @@ template <typename T, int B, int C, bool Ln, bool Exact, int K = 1>
 OPK_DEV void norm_backward_stash(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
     constexpr bool kWeightOnce = Ln && sizeof(T) == 2 && C <= 2;
-    constexpr bool kSharedDbias = norm_stash_shared_dbias(Ln, sizeof(T), C, K, Exact);
+    // One family of column sums after the ring (kernel_params.h): layer_norm's dbias,
+    // rms_norm's dweight.
+    constexpr bool kSharedSums = norm_stash_shared_sums(sizeof(T), C, K, Exact);
+    constexpr bool kSharedDbias = Ln && kSharedSums, kSharedDw = !Ln && kSharedSums;
     // The rows' reductions alternate between two scratches: one barrier each.
     __shared__ float smem[2][kReduceSlots];
     // K > 1: this block's row sums, read by the cluster's blocks; alternating as smem, so
@@ -709,11 +712,12 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     RowCache<T, C> weight = WeightRegs<T, C>(weight_part, sp, a.weight_vec, 0.0f).packs;  // raw
     const float offset = !Ln && a.weight ? a.weight_offset : 0.0f;  // no weight: 1, as column_pack
     const int64_t groups = gridDim.x / K;
-    ColumnRegs<P, C> dw(a.want_dweight ? a.partial + cluster * a.n + first_elem : nullptr, nullptr, sp);
+    float* const dw_row = a.want_dweight ? a.partial + cluster * a.n + first_elem : nullptr;
+    ColumnRegs<P, kSharedDw ? 1 : C> dw(kSharedDw ? nullptr : dw_row, nullptr, sp);
     float* const db_row = Ln && a.want_dbias ? a.partial + (groups + cluster) * a.n + first_elem : nullptr;
     ColumnRegs<P, kSharedDbias ? 1 : C> db(kSharedDbias ? nullptr : db_row, nullptr, sp);
-    ColumnSharedSums<P, C> dbs(reinterpret_cast<float*>(ring + int64_t(a.stash_slots) * 2 * sp.packs),
-                                kSharedDbias ? db_row : nullptr, sp);
+    ColumnSharedSums<P, C> shared_sums(reinterpret_cast<float*>(ring + int64_t(a.stash_slots) * 2 * sp.packs),
+                                       kSharedDbias ? db_row : kSharedDw ? dw_row : nullptr, sp);
     const int mine = first_row < a.rows ? int((a.rows - first_row + row_step - 1) / row_step) : 0;
     auto mine_packs = [&](auto&& f) {
 #pragma unroll
@@ -777,10 +781,16 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
                     if constexpr (!kSharedDbias) db.add(i, c, k, dy[k]);
                 } else {
                     sums[0] += gk * x[k];
-                    dw.add(i, c, k, dy[k] * x[k] * inv);
+                    if constexpr (!kSharedDw) dw.add(i, c, k, dy[k] * x[k] * inv);
                 }
             }
-            if constexpr (kSharedDbias) dbs.add_pack(c, dy);
+            if constexpr (kSharedDbias) shared_sums.add_pack(c, dy);
+            if constexpr (kSharedDw) {
+                float t[P];
+#pragma unroll
+                for (int k = 0; k < P; ++k) t[k] = dy[k] * x[k] * inv;
+                shared_sums.add_pack(c, t);
+            }
         });
         group_sum<B, 2, true>(sums, smem[j & 1]);
         if constexpr (K > 1) cluster_sums<K>(sums, exchange[j & 1]);
@@ -804,7 +814,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     if constexpr (K > 1) cooperative_groups::this_cluster().sync();
     dw.flush(sp);
     db.flush(sp);
-    if constexpr (kSharedDbias) dbs.flush(sp);
+    if constexpr (kSharedSums) shared_sums.flush(sp);
 }
 
 // layer_norm's forward with the rows read through a ring of a.stash_slots rows of x in

@@ -94,12 +94,12 @@ const char* stash_backward_plan(Device& d, bool layer, int type, int64_t rows, i
     const int64_t rows_fit = (int64_t(d.shared_per_block) - int64_t(kStaticSharedReserve)) / slot;
     const int ring = int(std::min<int64_t>(opk::kNormStashSlots, rows_fit));
     if (ring < 2) return nullptr;
-    // layer_norm's four-pack 2-byte kernel keeps its dbias sums after the ring.
-    const bool shared_dbias =
-        opk::norm_stash_shared_dbias(layer, int64_t(es), c.chunks, split, packs == int64_t(c.threads) * c.chunks);
-    if (shared_dbias && int64_t(ring) * slot + n * 4 + int64_t(kStaticSharedReserve) > int64_t(d.shared_per_block))
+    // The four-pack 2-byte kernels keep a row of column sums after the ring.
+    const bool shared_sums =
+        opk::norm_stash_shared_sums(int64_t(es), c.chunks, split, packs == int64_t(c.threads) * c.chunks);
+    if (shared_sums && int64_t(ring) * slot + n * 4 + int64_t(kStaticSharedReserve) > int64_t(d.shared_per_block))
         return nullptr;
-    const size_t smem = size_t(ring) * size_t(slot) + (shared_dbias ? size_t(n) * 4 : 0);
+    const size_t smem = size_t(ring) * size_t(slot) + (shared_sums ? size_t(n) * 4 : 0);
     // At most the blocks an SM that the kernels are built for (kNormStashResident): where
     // fewer registers let a third 256-thread block fit (f16 rms_norm, 80 registers), the
     // rows in flight rose and it ran slower (H200, 32768x4096: 0.207 -> 0.229 ms; three
