@@ -11,7 +11,6 @@ The write-only fill is the floor of any kernel that must write all of dweight: i
 itself short of 0.9 of the copy bandwidth, so is the op.
 """
 import argparse
-import collections
 import os
 import sys
 
@@ -21,22 +20,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
 import opkit  # noqa: E402
 from gpu_compare import copy_bandwidth, timed  # noqa: E402
-
-
-def kernel_times(fn, calls):
-    """Mean device microseconds per call of each kernel fn launches (memsets included)."""
-    fn()
-    torch.cuda.synchronize()
-    acts = [torch.profiler.ProfilerActivity.CUDA]
-    with torch.profiler.profile(activities=acts) as prof:
-        for _ in range(calls):
-            fn()
-        torch.cuda.synchronize()
-    per = collections.defaultdict(float)
-    for e in prof.events():
-        if e.device_type == torch.autograd.DeviceType.CUDA:
-            per[e.name] += e.device_time / calls
-    return per
+from kernel_breakdown import kernel_times  # noqa: E402
 
 
 def main():

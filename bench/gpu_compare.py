@@ -610,6 +610,27 @@ def liger_version():
         return None
 
 
+def case_families(dt, quick=False):
+    """(shape, builder) of every case family in dtype dt; builder() makes its Cases. The
+    families are built one at a time by the caller (their tensors are freed before the
+    next), and only when --shapes can keep them."""
+    es = torch.empty((), dtype=dt).element_size()
+    row_shapes = [(32768, 4096)] if quick else [(32768, 4096), (8192, 8192), (4096, 16384)]
+    families = []
+    for R, N in row_shapes:
+        families.append((f"{R}x{N}", lambda R=R, N=N: row_cases(R, N, dt, es)))
+        families.append((f"{R}x{N}", lambda R=R, N=N: gated_cases(R, N, dt, es)))
+    families.append(("4x4096x32x128", lambda: rope_cases(4, 4096, 32, 128, dt, es)))
+    families.append(("4x4096x(32+8)x128", lambda: rope_qk_cases(4, 4096, 32, 8, 128, dt, es)))
+    for V in ([128256] if quick else [32000, 128256]):
+        families.append((f"8192x{V}", lambda V=V: ce_cases(8192, V, dt, es)))
+    families.append(("V128256xD4096,8192 ids", lambda: embedding_cases(128256, 4096, 8192, dt, es)))
+    if dt == torch.bfloat16:
+        for n in ([4096] if quick else [4096, 8192]):
+            families.append((f"{n}^3", lambda n=n: matmul_cases(n, dt)))
+    return families
+
+
 def substring_filter(text):
     """None, or the comma-separated substrings of text."""
     if not text:
@@ -675,25 +696,9 @@ def main():
         run_overhead(args, dtypes, wanted, info, rows, overhead, save)
         save()
         return
-    row_shapes = [(32768, 4096)] if args.quick else [(32768, 4096), (8192, 8192), (4096, 16384)]
     for name in dtypes:
         dt = DT[name]
-        es = torch.empty((), dtype=dt).element_size()
-        # Families are built one at a time (their tensors are freed before the next), and
-        # only when --shapes can keep them.
-        families = []
-        for R, N in row_shapes:
-            families.append((f"{R}x{N}", lambda R=R, N=N: row_cases(R, N, dt, es)))
-            families.append((f"{R}x{N}", lambda R=R, N=N: gated_cases(R, N, dt, es)))
-        families.append(("4x4096x32x128", lambda: rope_cases(4, 4096, 32, 128, dt, es)))
-        families.append(("4x4096x(32+8)x128", lambda: rope_qk_cases(4, 4096, 32, 8, 128, dt, es)))
-        for V in ([128256] if args.quick else [32000, 128256]):
-            families.append((f"8192x{V}", lambda V=V: ce_cases(8192, V, dt, es)))
-        families.append(("V128256xD4096,8192 ids", lambda: embedding_cases(128256, 4096, 8192, dt, es)))
-        if dt == torch.bfloat16:
-            for n in ([4096] if args.quick else [4096, 8192]):
-                families.append((f"{n}^3", lambda n=n: matmul_cases(n, dt)))
-        for family_shape, build in families:
+        for family_shape, build in case_families(dt, args.quick):
             if not shape_wanted(family_shape):
                 continue
             cases = [c for c in build() if wanted(c.name, c.shape)]

@@ -87,13 +87,13 @@ static float time_call(const Shape& s, K kernel, int64_t grid, unsigned block, s
     const NormArgs a = args(s, groups, shared_sums, stash_slots);
     auto column_sum = sizeof(float) == s.esize ? opk_column_sum_f32 : opk_column_sum_bf16;
     const unsigned col_grid = unsigned((s.n + kColumnSumColumns - 1) / kColumnSumColumns);
-    const ColumnSumArgs cw{a.partial, groups, s.n, s.b.dw};
-    const ColumnSumArgs cb{a.partial + groups * s.n, groups, s.n, s.b.db};
+    // One launch for dweight and dbias, a grid row each (plain here: the library's
+    // dependent launch is the driver API's, launch_dependent).
+    const ColumnSumArgs c{a.partial, groups, s.n, {s.b.dw, s.op == kLn ? s.b.db : nullptr}};
     cudaMemset(s.b.dx, 0, size_t(s.rows * s.n) * s.esize);
     return median_ms([&] {
         kernel<<<grid, block, smem>>>(a);
-        column_sum<<<col_grid, kColumnSumThreads>>>(cw);
-        if (s.op == kLn) column_sum<<<col_grid, kColumnSumThreads>>>(cb);
+        column_sum<<<dim3(col_grid, s.op == kLn ? 2 : 1), kColumnSumThreads>>>(c);
     });
 }
 

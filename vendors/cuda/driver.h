@@ -31,6 +31,7 @@ namespace opkit_cuda {
     X(cuModuleGetFunction)             \
     X(cuFuncSetAttribute)              \
     X(cuLaunchKernel)                  \
+    X(cuLaunchKernelEx)                \
     X(cuOccupancyMaxActiveClusters)    \
     X(cuMemAlloc)                      \
     X(cuMemFree)                       \

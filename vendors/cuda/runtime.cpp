@@ -65,6 +65,14 @@ public:
         return !(v && std::strcmp(v, "0") == 0);
     }
 
+    // OPKIT_CUDA_DEPENDENT_LAUNCH=0 turns programmatic dependent launches
+    // (launch_dependent) into plain ones on every device: for timing one against the other,
+    // and a way around a driver that misbehaves with them. Read when a device is first used.
+    static bool dependent_launch_allowed() {
+        const char* v = secure_getenv("OPKIT_CUDA_DEPENDENT_LAUNCH");
+        return !(v && std::strcmp(v, "0") == 0);
+    }
+
     opkit_status open_device(Device& d) override {
         auto n = std::make_unique<Native>();
         OPKIT_CU_TRY(drv().cuDeviceGet(&n->handle, d.id));
@@ -86,6 +94,9 @@ public:
         if (get(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, &v)) d.memory_pools = v != 0;
         v = 0;
         if (get(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, &v)) d.clusters = v != 0 && cluster_kernels_allowed();
+        v = 0;
+        if (get(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &v))
+            d.dependent_launch = v >= 9 && dependent_launch_allowed();
         d.native = n.release();
         return OPKIT_OK;
     }
@@ -158,6 +169,27 @@ public:
         const CUresult r = drv().cuLaunchKernel(static_cast<CUfunction>(fn), grid_x, grid_y, 1, block, 1, 1, smem,
                                                 as_stream(stream), params, nullptr);
         if (r != CUDA_SUCCESS) return cu_fail(r, (std::string("cuLaunchKernel(") + name + ")").c_str());
+        return OPKIT_OK;
+    }
+
+    opkit_status launch_dependent(void* fn, const char* name, unsigned grid_x, unsigned grid_y, unsigned block,
+                                  unsigned smem, opkit_stream stream, void** params) override {
+        CUlaunchAttribute overlap{};
+        overlap.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        overlap.value.programmaticStreamSerializationAllowed = 1;
+        CUlaunchConfig c{};
+        c.gridDimX = grid_x;
+        c.gridDimY = grid_y;
+        c.gridDimZ = 1;
+        c.blockDimX = block;
+        c.blockDimY = 1;
+        c.blockDimZ = 1;
+        c.sharedMemBytes = smem;
+        c.hStream = as_stream(stream);
+        c.attrs = &overlap;
+        c.numAttrs = 1;
+        const CUresult r = drv().cuLaunchKernelEx(&c, static_cast<CUfunction>(fn), params, nullptr);
+        if (r != CUDA_SUCCESS) return cu_fail(r, (std::string("cuLaunchKernelEx(") + name + ")").c_str());
         return OPKIT_OK;
     }
 

@@ -195,6 +195,28 @@ OPK_DEV float exp2_approx(float x) {
 #endif
 }
 
+// A kernel the host launches with launch_dependent (device.h) may start while the
+// stream's previous grid drains: it calls this before it reads anything that grid wrote.
+// Waits until that grid has finished and its writes are visible (griddepcontrol.wait,
+// sm_90+); returns at once after a plain launch, and is nothing on HIP and older NVIDIA
+// targets, where every launch waits for the previous grid anyway.
+OPK_DEV void wait_for_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+// Lets the kernel the host launches next with launch_dependent be scheduled as this one's
+// blocks leave, before the whole grid has finished (griddepcontrol.launch_dependents,
+// sm_90+; nothing elsewhere). Without it that happens when every block has exited. What
+// this grid writes after it stays safe: the next kernel's wait_for_prior_grid waits for
+// the whole grid and its writes either way.
+OPK_DEV void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // The bits of a scalar as the low bits of a 32-bit word, and back (memcpy: no punning).
 OPK_DEV uint32_t bits_of(float v) { return __float_as_uint(v); }
 template <typename T>

@@ -377,13 +377,16 @@ struct LossSumArgs {
 
 // Sums partials [groups][n] over groups into out[n] (dweight / dbias), converted to T.
 // A block covers kColumnSumColumns columns with kColumnSumThreads threads: each column's
-// groups are split over kColumnSumThreads / kColumnSumColumns threads.
+// groups are split over kColumnSumThreads / kColumnSumColumns threads. Blocks of grid row
+// y sum partial array y ([2][groups][n] for layer_norm: dweight's, then dbias's) into
+// out[y]; a NULL out[y] (that gradient not wanted) leaves its blocks nothing to do. One
+// launch for both, after the row kernel, which it may overlap (launch_dependent).
 constexpr int kColumnSumColumns = 32;
 constexpr int kColumnSumThreads = 512;
 struct ColumnSumArgs {
     const float* partial;
     int64_t groups, n;
-    void* out;
+    void* out[2];
 };
 
 // Element-wise ops over up to five same-shape tensors (swiglu, geglu, axpy, scale).

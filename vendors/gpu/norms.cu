@@ -807,6 +807,8 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
             store_pack<T, P, CacheHint::normal, true>(dxr, c, sp.n, true, out);
         });
     }
+    // The column sums (launched dependent) may take this SM as soon as this block leaves.
+    allow_dependent_launch();
     // Every row was waited for in the loop; what may still be pending are the empty groups
     // committed past the last row. Waiting costs nothing and leaves no copy in flight.
     async_wait_pending<0>();
@@ -1003,12 +1005,17 @@ __device__ void column_sum(const ColumnSumArgs& a) {
     constexpr int W = kColumnSumColumns, S = kColumnSumThreads / kColumnSumColumns;
     __shared__ float part[S][W];
     const int col = int(threadIdx.x) % W, slice = int(threadIdx.x) / W;
-    T* out = static_cast<T*>(a.out);
+    // A select, not a[blockIdx.y]: indexing the parameter by a run-time value copied it to
+    // the stack (40 bytes, sm_90).
+    T* out = static_cast<T*>(blockIdx.y ? a.out[1] : a.out[0]);
+    if (!out) return;  // the whole block alike: no barrier is left waiting
+    const float* partial = a.partial + int64_t(blockIdx.y) * a.groups * a.n;
+    wait_for_prior_grid();  // the row kernel's partials
     for (int64_t j0 = int64_t(blockIdx.x) * W; j0 < a.n; j0 += int64_t(gridDim.x) * W) {
         const int64_t j = j0 + col;
         float s = 0.0f;
         if (j < a.n)
-            for (int64_t g = slice; g < a.groups; g += S) s += a.partial[g * a.n + j];
+            for (int64_t g = slice; g < a.groups; g += S) s += partial[g * a.n + j];
         part[slice][col] = s;
         __syncthreads();
         if (slice == 0 && j < a.n) {

@@ -83,17 +83,21 @@ constexpr size_t kMaxGridY = 65535;
 // Launches grid_x x grid_y blocks of a kernel whose one parameter is the plain-data struct
 // `args` (grid_y at most kMaxGridY: kernels that take their row from blockIdx.y step over
 // the rest), with `smem` bytes of dynamic shared memory (where that and the static part
-// could pass the default 48 KiB, the function is allowed more first).
+// could pass the default 48 KiB, the function is allowed more first). `dependent`: a kernel
+// that waits for the stream's previous grid itself (wait_for_prior_grid) and may start
+// while it drains, where the device can (GpuRuntime::launch_dependent).
 template <class Args>
 opkit_status launch_2d(Device& d, Module m, const char* name, unsigned grid_x, size_t grid_y, unsigned block,
-                       opkit_stream s, const Args& args, size_t smem = 0) {
+                       opkit_stream s, const Args& args, size_t smem = 0, bool dependent = false) {
     if (grid_x == 0 || grid_y == 0) return OPKIT_OK;
     void* f = nullptr;
     OPKIT_GPU_TRY(get_function(d, m, name, &f));
     if (smem + kStaticSharedReserve > (size_t(48) << 10)) OPKIT_GPU_TRY(allow_shared(d, f, name, smem));
     void* params[] = {const_cast<Args*>(&args)};
-    return runtime().launch(f, name, grid_x, unsigned(grid_y > kMaxGridY ? kMaxGridY : grid_y), block,
-                            unsigned(smem), s, params);
+    const unsigned gy = unsigned(grid_y > kMaxGridY ? kMaxGridY : grid_y);
+    if (dependent && d.dependent_launch)
+        return runtime().launch_dependent(f, name, grid_x, gy, block, unsigned(smem), s, params);
+    return runtime().launch(f, name, grid_x, gy, block, unsigned(smem), s, params);
 }
 
 // A 1-D launch (launch_2d's, one row of blocks); past 2^31 - 1 blocks the kernels'

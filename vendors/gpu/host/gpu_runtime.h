@@ -32,6 +32,7 @@ struct DeviceAttributes {
     int64_t l2_bytes = 0;             // L2 cache size (0 = unknown)
     bool memory_pools = false;        // stream-ordered allocation (mem_alloc_async) available
     bool clusters = false;            // thread-block cluster launch (NVIDIA sm_90+; never on HIP)
+    bool dependent_launch = false;    // launch_dependent overlaps (NVIDIA sm_90+; never on HIP)
 };
 
 // One matrix of a matmul in the column-major terms BLAS libraries take (ops_matmul.cpp
@@ -109,6 +110,15 @@ public:
     // parameter (kernelParams).
     virtual opkit_status launch(void* fn, const char* name, unsigned grid_x, unsigned grid_y, unsigned block,
                                 unsigned smem, opkit_stream stream, void** params) = 0;
+    // As launch, but the kernel may start while the stream's previous kernel is still
+    // draining (programmatic dependent launch), asked only where the device reports
+    // DeviceAttributes::dependent_launch: the kernel must wait for that grid
+    // (wait_for_prior_grid, gpu_compat.h) before it reads anything that grid wrote. The
+    // launch and its gap then overlap the previous kernel's last blocks.
+    virtual opkit_status launch_dependent(void* fn, const char* name, unsigned grid_x, unsigned grid_y,
+                                          unsigned block, unsigned smem, opkit_stream stream, void** params) {
+        return launch(fn, name, grid_x, grid_y, block, smem, stream, params);
+    }
 
     // ---- memory (the device current) ----
     virtual opkit_status mem_alloc(Device& d, size_t bytes, void** out) = 0;

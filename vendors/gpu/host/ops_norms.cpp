@@ -299,14 +299,15 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
         OPKIT_GPU_TRY(launch(d, Module::norms, stash, p.grid, p.block, s, a, p.smem));
     else
         OPKIT_GPU_TRY(launch_rows(d, Module::norms, ln_exact16 ? ln_exact16_kernels(type, p.block) : names, p, s, a));
-    const size_t col_grid = ceil_div(size_t(n), opk::kColumnSumColumns);
-    if (dweight) {
-        const opk::ColumnSumArgs c{partial, p.groups, n, base_of(dweight)};
-        OPKIT_GPU_TRY(launch(d, Module::norms, kColumnSum[type], col_grid, opk::kColumnSumThreads, s, c));
-    }
-    if (dbias) {
-        const opk::ColumnSumArgs c{partial + size_t(p.groups) * size_t(n), p.groups, n, base_of(dbias)};
-        OPKIT_GPU_TRY(launch(d, Module::norms, kColumnSum[type], col_grid, opk::kColumnSumThreads, s, c));
+    // dweight and dbias in one launch (a grid row each), which may start while the row
+    // kernel drains: one kernel boundary instead of two (docs/cuda-vendor.md).
+    if (dweight || dbias) {
+        const opk::ColumnSumArgs c{
+            partial, p.groups, n, {dweight ? base_of(dweight) : nullptr, dbias ? base_of(dbias) : nullptr}};
+        // Past 2^31 - 1 blocks the kernel's column loop takes the rest.
+        const unsigned col_grid = unsigned(std::min<size_t>(ceil_div(size_t(n), opk::kColumnSumColumns), 0x7fffffffu));
+        OPKIT_GPU_TRY(launch_2d(d, Module::norms, kColumnSum[type], col_grid, layer ? 2 : 1, opk::kColumnSumThreads,
+                                s, c, 0, /*dependent=*/true));
     }
     return OPKIT_OK;
 }

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Where one opkit call's device time goes: for each of gpu_compare.py's cases that
+--ops / --shapes keep, the call timed as gpu_compare times it (behind a spin kernel,
+events), each kernel it launches with its mean device time from the CUDA profiler (CUPTI,
+through torch.profiler, at the GPU's own clocks), their sum, and what the call's time has
+beyond that sum (the gaps between kernels, each launch's start and drain).
+
+    OPKIT_LIBRARY=<build>/lib/libopkit.so.1 python3 bench/kernel_breakdown.py \\
+        --ops rms_norm_backward,layer_norm_backward --dtypes bf16 [--shapes 4096x16384]
+
+The question it answers: is an op short of the copy bandwidth inside its main kernel, or
+in the kernels and gaps around it (the norm backwards' column sums, say)?
+"""
+import argparse
+import collections
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+from gpu_compare import DT, case_families, substring_filter, timed  # noqa: E402
+
+
+def kernel_times(fn, calls):
+    """Mean device microseconds per call of each kernel fn launches (memsets included)."""
+    fn()
+    torch.cuda.synchronize()
+    acts = [torch.profiler.ProfilerActivity.CUDA]
+    with torch.profiler.profile(activities=acts) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    per = collections.defaultdict(float)
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            per[e.name] += e.device_time / calls
+    return per
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--dtypes", default="bf16")
+    p.add_argument("--ops", default=None, help="comma list of substrings of op names to keep")
+    p.add_argument("--shapes", default=None, help="comma list of substrings of shape strings to keep")
+    p.add_argument("--reps", type=int, default=30)
+    p.add_argument("--calls", type=int, default=20, help="profiled calls per case")
+    args = p.parse_args()
+    ops_f, shapes_f = substring_filter(args.ops), substring_filter(args.shapes)
+    print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    for name in args.dtypes.split(","):
+        for family_shape, build in case_families(DT[name]):
+            if shapes_f is not None and not any(f in family_shape for f in shapes_f):
+                continue
+            cases = [c for c in build() if (ops_f is None or any(f in c.name for f in ops_f))
+                     and (shapes_f is None or any(f in c.shape for f in shapes_f))]
+            for c in cases:
+                fn = c.fns["opkit"]
+                call_us = timed(fn, args.reps) * 1e3
+                per = kernel_times(fn, args.calls)
+                total = sum(per.values())
+                print(f"{c.name} {c.shape} {name}: call {call_us:.2f} us, kernels {total:.2f} us, "
+                      f"beyond them {call_us - total:.2f} us")
+                for kname, us in sorted(per.items(), key=lambda kv: -kv[1]):
+                    print(f"  {us:9.2f}  {kname}")
+            del cases
+
+
+if __name__ == "__main__":
+    main()
