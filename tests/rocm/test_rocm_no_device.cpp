@@ -176,19 +176,6 @@ struct RocmTensor {
     opkit_tensor* get() { return &t; }
 };
 
-// The first launch a call made (it must make at least one), and how many it made.
-template <class F>
-Launch first_launch_of(F&& call, size_t* made = nullptr) {
-    const size_t before = recorded_launches().size();
-    const opkit_status status = call();
-    INFO(opkit_last_error_message());
-    REQUIRE(status == OPKIT_OK);
-    const std::vector<Launch> after = recorded_launches();
-    REQUIRE(after.size() > before);
-    if (made) *made = after.size() - before;
-    return after[before];
-}
-
 // Every launch a call made, in order.
 template <class F>
 std::vector<Launch> launches_of(F&& call) {
@@ -198,6 +185,14 @@ std::vector<Launch> launches_of(F&& call) {
     REQUIRE(status == OPKIT_OK);
     std::vector<Launch> after = recorded_launches();
     return std::vector<Launch>(after.begin() + std::ptrdiff_t(before), after.end());
+}
+
+// The first launch a call made (it must make at least one).
+template <class F>
+Launch first_launch_of(F&& call) {
+    const std::vector<Launch> ls = launches_of(call);
+    REQUIRE(!ls.empty());
+    return ls.front();
 }
 
 }  // namespace
@@ -326,24 +321,36 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
     SECTION("fp32 norm backwards: register sums, then the column sums") {
         RocmTensor dy({4, 8192}, kF32), x({4, 8192}, kF32), dx({4, 8192}, kF32);
         RocmTensor w({8192}, kF32), dw({8192}, kF32), db({8192}, kF32), mean({4}, kF32), rstd({4}, kF32);
-        size_t made = 0;
-        Launch l = first_launch_of(
-            [&] {
-                return opkit_layer_norm_backward(dy.get(), x.get(), w.get(), mean.get(), rstd.get(), dx.get(), dw.get(),
-                                                 db.get(), nullptr);
-            },
-            &made);
-        CHECK(l.name == "opk_ln_bwd_regs_f32");
-        CHECK(l.block == 512);
-        CHECK(l.smem == 8192 * 4);  // the weight row's copy only: the sums are in registers
-        CHECK(made == 3);           // and the dweight and dbias column sums
+        std::vector<Launch> ls = launches_of([&] {
+            return opkit_layer_norm_backward(dy.get(), x.get(), w.get(), mean.get(), rstd.get(), dx.get(), dw.get(),
+                                             db.get(), nullptr);
+        });
+        REQUIRE(ls.size() == 2);  // the row kernel, then one launch of the column sums
+        CHECK(ls[0].name == "opk_ln_bwd_regs_f32");
+        CHECK(ls[0].block == 512);
+        CHECK(ls[0].smem == 8192 * 4);  // the weight row's copy only: the sums are in registers
+        // dweight's and dbias's sums a grid row each, 32 columns a block.
+        CHECK(ls[1].name == "opk_column_sum_f32");
+        CHECK(ls[1].grid == 8192 / 32);
+        CHECK(ls[1].grid_y == 2);
+        CHECK(ls[1].block == 512);
         RocmTensor dy4({4, 4096}, kF32), x4({4, 4096}, kF32), dx4({4, 4096}, kF32), w4({4096}, kF32);
         RocmTensor dw4({4096}, kF32);
-        l = first_launch_of([&] {
+        ls = launches_of([&] {
             return opkit_rms_norm_backward(dy4.get(), x4.get(), w4.get(), rstd.get(), 0.0f, dx4.get(), dw4.get(),
                                            nullptr);
         });
-        CHECK(l.name == "opk_rms_bwd_regs_f32");
-        CHECK(l.block == 256);
+        REQUIRE(ls.size() == 2);
+        CHECK(ls[0].name == "opk_rms_bwd_regs_f32");
+        CHECK(ls[0].block == 256);
+        CHECK(ls[1].name == "opk_column_sum_f32");
+        CHECK(ls[1].grid_y == 1);  // dweight's alone
+        // Without dweight (no weight) there are no sums to add: the row kernel alone.
+        ls = launches_of([&] {
+            return opkit_rms_norm_backward(dy4.get(), x4.get(), nullptr, rstd.get(), 0.0f, dx4.get(), nullptr,
+                                           nullptr);
+        });
+        REQUIRE(ls.size() == 1);
+        CHECK(ls[0].name == "opk_rms_bwd_regs_f32");
     }
 }
