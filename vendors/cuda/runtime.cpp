@@ -95,8 +95,10 @@ public:
         v = 0;
         if (get(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, &v)) d.clusters = v != 0 && cluster_kernels_allowed();
         v = 0;
+        // From driver 12.3, whose stream capture records such launches as programmatic
+        // graph edges (CUgraphEdgeData), so that a captured call replays as it runs.
         if (get(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &v))
-            d.dependent_launch = v >= 9 && dependent_launch_allowed();
+            d.dependent_launch = v >= 9 && drv().version >= 12030 && dependent_launch_allowed();
         d.native = n.release();
         return OPKIT_OK;
     }
