@@ -6,7 +6,7 @@
 # (a) the cross-entropy test cases on cuda with vce, and on rocm over the HIP-over-CUDA
 # shim with vce's rocm vendor, side by side (in the background: each may take minutes),
 # conformance of both; (b) the cross-entropy forwards and backward, bf16 and f32, twice
-# alternating against build-check's own vendor (586870f), each run packed at once;
+# alternating against build-check's own vendor (09c47fd), each run packed at once;
 # (c) bench/kernel_breakdown.py on vce's cross-entropy. Carry build-check and
 # build-var/var.tar.xz.
 . bench/device_call.sh r2
