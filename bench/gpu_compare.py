@@ -631,6 +631,20 @@ def case_families(dt, quick=False):
     return families
 
 
+def kept(items, text):
+    """Whether text contains one of items (a substring_filter list; None keeps all)."""
+    return items is None or any(f in text for f in items)
+
+
+def selected_cases(dt, quick, ops_f, shapes_f):
+    """The Cases of dtype dt whose op and shape --ops / --shapes keep, one family's list at
+    a time; only families --shapes can keep are built. Drop each list before asking for the
+    next, so that one family's tensors live at a time."""
+    for family_shape, build in case_families(dt, quick):
+        if kept(shapes_f, family_shape):
+            yield [c for c in build() if kept(ops_f, c.name) and kept(shapes_f, c.shape)]
+
+
 def substring_filter(text):
     """None, or the comma-separated substrings of text."""
     if not text:
@@ -659,11 +673,7 @@ def main():
     ops_f, shapes_f = substring_filter(args.ops), substring_filter(args.shapes)
 
     def wanted(op, shape):
-        return ((ops_f is None or any(f in op for f in ops_f))
-                and (shapes_f is None or any(f in shape for f in shapes_f)))
-
-    def shape_wanted(shape):
-        return shapes_f is None or any(f in shape for f in shapes_f)
+        return kept(ops_f, op) and kept(shapes_f, shape)
 
     torch.manual_seed(0)
     bw = copy_bandwidth(args.reps)
@@ -698,10 +708,7 @@ def main():
         return
     for name in dtypes:
         dt = DT[name]
-        for family_shape, build in case_families(dt, args.quick):
-            if not shape_wanted(family_shape):
-                continue
-            cases = [c for c in build() if wanted(c.name, c.shape)]
+        for cases in selected_cases(dt, args.quick, ops_f, shapes_f):
             for c in cases:
                 r = {"op": c.name, "shape": c.shape, "dtype": name}
                 for impl, fn in c.fns.items():

@@ -19,7 +19,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from gpu_compare import DT, case_families, substring_filter, timed  # noqa: E402
+from gpu_compare import DT, selected_cases, substring_filter, timed  # noqa: E402
 
 
 def kernel_times(fn, calls):
@@ -49,11 +49,7 @@ def main():
     ops_f, shapes_f = substring_filter(args.ops), substring_filter(args.shapes)
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}")
     for name in args.dtypes.split(","):
-        for family_shape, build in case_families(DT[name]):
-            if shapes_f is not None and not any(f in family_shape for f in shapes_f):
-                continue
-            cases = [c for c in build() if (ops_f is None or any(f in c.name for f in ops_f))
-                     and (shapes_f is None or any(f in c.shape for f in shapes_f))]
+        for cases in selected_cases(DT[name], False, ops_f, shapes_f):
             for c in cases:
                 fn = c.fns["opkit"]
                 call_us = timed(fn, args.reps) * 1e3
