@@ -540,7 +540,9 @@ TEST_CASE("ops: cross_entropy forward and backward match the CPU", "[gpu][ops]")
         for (const CeShape& sh : shapes)
             for (int reduction : {OPKIT_REDUCTION_NONE, OPKIT_REDUCTION_MEAN, OPKIT_REDUCTION_SUM})
                 for (float smoothing : {0.0f, 0.1f})
-                    // 0: separate dlogits, int64; 1: in place, int32; 2: the loss alone (no dlogits), int64
+                    // 0: separate dlogits, int64; 1: in place, int32; 2: the loss alone (no dlogits;
+                    // under MEAN the loss sum counts the targets itself), int64 without smoothing
+                    // and int32 with it
                     for (int variant = 0; variant < 3; ++variant) {
                         const std::string what = std::string("cross_entropy ") + dtype_name(d) + " " +
                                                  shape_str({sh.rows, sh.V}) + " reduction " +
@@ -548,7 +550,8 @@ TEST_CASE("ops: cross_entropy forward and backward match the CPU", "[gpu][ops]")
                                                  std::to_string(smoothing) + " variant " + std::to_string(variant);
                         INFO(what);
                         TP logits = make(d, {sh.rows, sh.V}, sh.layout), grad = make(d, {sh.rows, sh.V}, sh.layout);
-                        TP target = make(variant == 1 ? i32() : i64(), {sh.rows});
+                        const bool target32 = variant == 1 || (variant == 2 && smoothing != 0.0f);
+                        TP target = make(target32 ? i32() : i64(), {sh.rows});
                         TP loss = reduction == OPKIT_REDUCTION_NONE ? make(f32(), {sh.rows}) : make(f32(), {});
                         TP lse = make(f32(), {sh.rows});
                         const uint64_t logits_seed = seed++;
@@ -718,25 +721,28 @@ TEST_CASE("ops: cross_entropy of a row that is all -inf: lse -inf, loss and grad
 
 TEST_CASE("ops: cross_entropy with every row ignored", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
-    for (int reduction : {OPKIT_REDUCTION_MEAN, OPKIT_REDUCTION_SUM, OPKIT_REDUCTION_NONE}) {
-        INFO("reduction " << reduction);
-        TP logits = make(bf16(), {6, 50}), grad = make(bf16(), {6, 50}), target = make(i64(), {6});
-        TP loss = reduction == OPKIT_REDUCTION_NONE ? make(f32(), {6}) : make(f32(), {});
-        logits->random(-3, 3, 7);
-        for (int64_t r = 0; r < 6; ++r) target->set(r, -100.0);
-        grad->poison();
-        loss->poison();
-        for (Tensor* t : {logits.get(), grad.get(), target.get(), loss.get()}) t->upload();
-        both([&](bool g) {
-            return opkit_cross_entropy_forward(on(g, logits), on(g, target), -100, 0.0f, reduction, on(g, loss),
-                                               nullptr, on(g, grad), nullptr);
-        });
-        CHECK(identical(*loss, "loss"));  // MEAN: NaN (0/0) on both sides; SUM/NONE: 0
-        CHECK(identical(*grad, "dlogits"));
-        const std::vector<uint8_t> l = loss->download();
-        if (reduction == OPKIT_REDUCTION_MEAN) CHECK(std::isnan(loss->value_in(l, 0)));
-        if (reduction == OPKIT_REDUCTION_SUM) CHECK(loss->value_in(l, 0) == 0.0);
-    }
+    // With and without dlogits: MEAN's count comes from its own kernel with them and from the
+    // loss sum without them; both divide by zero.
+    for (int reduction : {OPKIT_REDUCTION_MEAN, OPKIT_REDUCTION_SUM, OPKIT_REDUCTION_NONE})
+        for (bool with_grad : {true, false}) {
+            INFO("reduction " << reduction << " dlogits " << with_grad);
+            TP logits = make(bf16(), {6, 50}), grad = make(bf16(), {6, 50}), target = make(i64(), {6});
+            TP loss = reduction == OPKIT_REDUCTION_NONE ? make(f32(), {6}) : make(f32(), {});
+            logits->random(-3, 3, 7);
+            for (int64_t r = 0; r < 6; ++r) target->set(r, -100.0);
+            grad->poison();
+            loss->poison();
+            for (Tensor* t : {logits.get(), grad.get(), target.get(), loss.get()}) t->upload();
+            both([&](bool g) {
+                return opkit_cross_entropy_forward(on(g, logits), on(g, target), -100, 0.0f, reduction, on(g, loss),
+                                                   nullptr, with_grad ? on(g, grad) : nullptr, nullptr);
+            });
+            CHECK(identical(*loss, "loss"));  // MEAN: NaN (0/0) on both sides; SUM/NONE: 0
+            if (with_grad) CHECK(identical(*grad, "dlogits"));
+            const std::vector<uint8_t> l = loss->download();
+            if (reduction == OPKIT_REDUCTION_MEAN) CHECK(std::isnan(loss->value_in(l, 0)));
+            if (reduction == OPKIT_REDUCTION_SUM) CHECK(loss->value_in(l, 0) == 0.0);
+        }
 }
 
 TEST_CASE("ops: a target out of range is never dereferenced: NaN loss and gradient row",

@@ -305,6 +305,34 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         CHECK(l[0].name == "opk_emb_mark");
         CHECK(l[4].name == "opk_emb_bwd_write_bf16");
     }
+    SECTION("cross-entropy forward: the loss sum counts the targets itself unless dlogits need the count") {
+        RocmTensor logits({5, 1000}, kF32), target({5}, 64, 0, OPKIT_DTYPE_INT), loss({}, kF32), lse({5}, kF32);
+        RocmTensor dlogits({5, 1000}, kF32);
+        // MEAN, the loss alone: the row kernel, then the sum (which divides by its own count).
+        std::vector<Launch> ls = launches_of([&] {
+            return opkit_cross_entropy_forward(logits.get(), target.get(), -100, 0.0f, OPKIT_REDUCTION_MEAN,
+                                               loss.get(), lse.get(), nullptr, nullptr);
+        });
+        REQUIRE(ls.size() == 2);
+        CHECK(ls[1].name == "opk_ce_loss_sum");
+        CHECK(ls[1].block == 1024);
+        CHECK(ls[1].grid == 1);
+        // MEAN with dlogits: the count first, as the row kernel scales dlogits by it.
+        ls = launches_of([&] {
+            return opkit_cross_entropy_forward(logits.get(), target.get(), -100, 0.0f, OPKIT_REDUCTION_MEAN,
+                                               loss.get(), lse.get(), dlogits.get(), nullptr);
+        });
+        REQUIRE(ls.size() == 3);
+        CHECK(ls[0].name == "opk_ce_count_valid");
+        CHECK(ls[2].name == "opk_ce_loss_sum");
+        // SUM: no count anywhere.
+        ls = launches_of([&] {
+            return opkit_cross_entropy_forward(logits.get(), target.get(), -100, 0.0f, OPKIT_REDUCTION_SUM,
+                                               loss.get(), lse.get(), dlogits.get(), nullptr);
+        });
+        REQUIRE(ls.size() == 2);
+        CHECK(ls[1].name == "opk_ce_loss_sum");
+    }
     SECTION("softmax backward: the exact and eight-pack kernels") {
         RocmTensor dy({2, 16384}, kBf16), y({2, 16384}, kBf16), dx({2, 16384}, kBf16);
         Launch l = first_launch_of([&] { return opkit_softmax_backward(dy.get(), y.get(), dx.get(), nullptr); });

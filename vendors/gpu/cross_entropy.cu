@@ -386,21 +386,37 @@ OPK_KERNEL(opk_ce_count_valid, 256)(const CountValidArgs a) {
     if (threadIdx.x % OPK_WARP_SIZE == 0 && mine) atomicAdd(a.count, mine);
 }
 
-// One block sums the per-row losses in double, in a fixed order (deterministic, and as
-// exact as the CPU reference's double accumulator).
-OPK_KERNEL(opk_ce_loss_sum, 1024)(const LossSumArgs a) {
-    __shared__ double part[1024];
-    double s = 0.0;
-    for (int64_t i = threadIdx.x; i < a.count; i += blockDim.x) s += double(a.values[i]);
-    part[threadIdx.x] = s;
+// part[0] = the sum of every thread's v, in a fixed order (the block's 1024 threads).
+OPK_DEV double block_sum_fixed(double (&part)[1024], double v) {
+    part[threadIdx.x] = v;
     __syncthreads();
     for (int w = blockDim.x / 2; w > 0; w >>= 1) {
         if (int(threadIdx.x) < w) part[threadIdx.x] += part[threadIdx.x + w];
         __syncthreads();
     }
+    const double total = part[0];
+    __syncthreads();  // part free again for the caller's next sum
+    return total;
+}
+
+// One block sums the per-row losses in double, in a fixed order (deterministic, and as
+// exact as the CPU reference's double accumulator); with count_targets it also counts the
+// non-ignored targets (as opk_ce_count_valid; exact in double below 2^53 rows). Launched
+// dependent on the forward kernel that wrote the losses (launch_dependent).
+OPK_KERNEL(opk_ce_loss_sum, 1024)(const LossSumArgs a) {
+    __shared__ double part[1024];
+    wait_for_prior_grid();
+    double s = 0.0, valid = 0.0;
+    for (int64_t i = threadIdx.x; i < a.count; i += blockDim.x) {
+        s += double(a.values[i]);
+        if (a.count_targets) valid += load_index(a.target, i, a.target64) != a.ignore_index;
+    }
+    const double total = block_sum_fixed(part, s);
+    const double counted = a.count_targets ? block_sum_fixed(part, valid) : 0.0;
     if (threadIdx.x == 0) {
-        double total = part[0];
-        if (a.divisor) total = total / double(*a.divisor);  // 0 rows: 0/0 = NaN, like PyTorch
-        *a.out = float(total);
+        double out = total;
+        if (a.divisor) out = total / double(*a.divisor);  // 0 rows: 0/0 = NaN, like PyTorch
+        if (a.count_targets) out = total / counted;
+        *a.out = float(out);
     }
 }

@@ -367,12 +367,17 @@ struct CountValidArgs {
     int32_t target64;
 };
 
-// Reduces per-row losses to one fp32 scalar: sum, or sum / *divisor (MEAN).
+// Reduces per-row losses to one fp32 scalar: sum, or sum / *divisor (MEAN), or (MEAN
+// with count_targets) sum / the non-ignored targets among target[0, count), which the
+// kernel counts itself (a forward without dlogits needs the count nowhere else).
 struct LossSumArgs {
     const float* values;
     int64_t count;
-    const unsigned long long* divisor;  // NULL = plain sum
+    const unsigned long long* divisor;  // NULL = plain sum (or counted, below)
     float* out;
+    Strided target;  // count_targets only
+    int64_t ignore_index;
+    int32_t target64, count_targets;
 };
 
 // Sums partials [groups][n] over groups into out[n] (dweight / dbias), converted to T.

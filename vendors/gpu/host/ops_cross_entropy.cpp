@@ -119,7 +119,10 @@ opkit_status run(const args::cross_entropy_forward& call) {
         count = static_cast<unsigned long long*>(mem);
         row_losses = reinterpret_cast<float*>(static_cast<char*>(mem) + 16);
     }
-    if (mean) OPKIT_GPU_TRY(count_valid(d, s, call.target, rows, call.ignore_index, count));
+    // The forward kernel needs the valid-row count only to scale dlogits; without them the
+    // loss sum counts the targets itself: two launches (a memset and a count) fewer.
+    const bool count_first = mean && call.dlogits;
+    if (count_first) OPKIT_GPU_TRY(count_valid(d, s, call.target, rows, call.ignore_index, count));
 
     opk::CrossEntropyArgs a{};
     a.logits = rows_view(call.logits, 1);
@@ -127,7 +130,7 @@ opkit_status run(const args::cross_entropy_forward& call) {
     a.target = strided_view(call.target);
     a.lse = strided_view(call.lse);
     if (call.loss) a.loss = reduced ? opk::Strided{row_losses, 1} : strided_view(call.loss);
-    a.valid_rows = mean ? count : nullptr;
+    a.valid_rows = count_first ? count : nullptr;
     a.rows = rows;
     a.V = V;
     a.ignore_index = call.ignore_index;
@@ -151,8 +154,16 @@ opkit_status run(const args::cross_entropy_forward& call) {
     }
     if (reduced && call.loss) {
         float* out = static_cast<float*>(static_cast<void*>(base_of(call.loss)));
-        const opk::LossSumArgs r{row_losses, rows, mean ? count : nullptr, out};
-        OPKIT_GPU_TRY(launch(d, Module::cross_entropy, "opk_ce_loss_sum", 1, 1024, s, r));
+        opk::LossSumArgs r{row_losses, rows, count_first ? count : nullptr, out};
+        if (mean && !count_first) {
+            r.target = strided_view(call.target);
+            r.ignore_index = call.ignore_index;
+            r.target64 = is_index64(call.target);
+            r.count_targets = 1;
+        }
+        // May start while the forward kernel drains; waits for it before reading a loss.
+        OPKIT_GPU_TRY(
+            launch_2d(d, Module::cross_entropy, "opk_ce_loss_sum", 1, 1, 1024, s, r, 0, /*dependent=*/true));
     }
     return OPKIT_OK;
 }
