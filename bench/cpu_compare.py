@@ -10,6 +10,10 @@ the kernels, not Python's ~10 us per call, dominate; the median of --reps calls 
 opkit is called through its Python binding on the same torch tensors (DLPack, no copy).
 The ratio is opkit's time over PyTorch's: above 1.25 misses the target.
 
+    python3 bench/cpu_compare.py --table cc16.json cc1.json ...
+
+prints the runs of one or more --out files as one markdown table (docs/PERFORMANCE.md's).
+
 Before each implementation's timings the process sleeps --settle seconds (default 0.25):
 the libraries' worker threads poll for a while after a parallel call before they sleep
 (GNU OpenMP, which PyTorch's CPU kernels and oneDNN use, for tens of milliseconds by
@@ -167,9 +171,56 @@ def child(threads, reps, ops, rounds=1):
     return {"torch": torch.__version__, "opkit": opkit.version(), "rows": rows}
 
 
+TARGET = 1.25  # issue 14 item 3: opkit's time at most 1.25x PyTorch's
+
+
+def table(docs):
+    """Markdown lines of the runs in `docs` (this script's --out files, e.g. one per group
+    of ops or thread count), merged: a row per op, a column per (thread count, dtype);
+    each cell the ratio (bold above TARGET) and, with --rounds, the rounds' range. A later
+    file's row replaces an earlier one's."""
+    cells, ops, columns = {}, [], []
+    for doc in docs:
+        for run in doc["runs"]:
+            for r in run["rows"]:
+                col = (r["threads"], r["dtype"])
+                if r["op"] not in ops:
+                    ops.append(r["op"])
+                if col not in columns:
+                    columns.append(col)
+                cells[(r["op"], col)] = r
+    columns.sort(key=lambda c: (c[0], c[1] != "f32"))
+
+    def cell(r):
+        if r is None:
+            return "–"
+        if "error" in r:
+            return "error: " + r["error"]
+        if r.get("ratio") is None:
+            return "%.3f ms (no PyTorch)" % r["opkit_ms"]
+        q = "%.2f" % r["ratio"]
+        q = "**%s**" % q if r["ratio"] > TARGET else q
+        if "round_ratios" in r:
+            q += " (%.2f-%.2f)" % (min(r["round_ratios"]), max(r["round_ratios"]))
+        return q
+
+    head = ["op"] + ["%s, %d thread%s" % (dt, n, "" if n == 1 else "s") for n, dt in columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for op in ops:
+        lines.append("| " + " | ".join([op] + [cell(cells.get((op, c))) for c in columns]) + " |")
+    return lines
+
+
 def main():
     global SETTLE_S
-    p = argparse.ArgumentParser()
+    if sys.argv[1:2] == ["--table"]:  # python3 bench/cpu_compare.py --table A.json [B.json ...]
+        docs = []
+        for path in sys.argv[2:]:
+            with open(path) as f:
+                docs.append(json.load(f))
+        print("\n".join(table(docs)))
+        return
+    p = argparse.ArgumentParser(epilog="--table A.json [B.json ...]: the runs' ratios as one markdown table")
     p.add_argument("--threads", default=None, help="comma list (default: 1 and all cores)")
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--out", required=True)
@@ -200,7 +251,7 @@ def main():
         doc["runs"].append(run)
         for r in run["rows"]:
             ratio = r.get("ratio")
-            flag = "" if ratio is None or ratio <= 1.25 else "  MISS"
+            flag = "" if ratio is None or ratio <= TARGET else "  MISS"
             print(f"{n:3d} thr {r['dtype']:4s} {r['op']:24s} opkit {r.get('opkit_ms', float('nan')):8.3f} ms  "
                   f"torch {r.get('torch_ms') or float('nan'):8.3f} ms  ratio {ratio or float('nan'):6.2f}{flag}"
                   + (f"  rounds {min(r['round_ratios']):.2f}-{max(r['round_ratios']):.2f}" if "round_ratios" in r else "")

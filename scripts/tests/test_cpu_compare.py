@@ -4,6 +4,7 @@ neighbours in time, and the row keeps medians. No torch needed (the cases are no
 
 Run:  python3 -m pytest -q scripts/tests          (or: python3 scripts/tests/test_cpu_compare.py)
 """
+import json
 import os
 import sys
 
@@ -90,6 +91,41 @@ def test_without_pytorch_only_opkit_is_timed():
     assert r["torch_ms"] is None and r["ratio"] is None and "round_ratios" not in r
     assert abs(r["opkit_ms"] - 3.0) < 1e-9
     assert h.calls == ["opkit"] * 10
+
+
+def run_doc(threads, rows):
+    return {"cpu": "x", "cores": 16, "runs": [{"torch": "t", "opkit": "o", "rows": [
+        dict(r, threads=threads) for r in rows]}]}
+
+
+def test_the_table_merges_files_and_bolds_misses():
+    a = run_doc(16, [{"op": "softmax_forward", "dtype": "bf16", "opkit_ms": 1.3, "torch_ms": 1.0, "ratio": 1.3,
+                      "round_ratios": [1.2, 1.3, 1.4]},
+                     {"op": "softmax_forward", "dtype": "f32", "opkit_ms": 1.0, "torch_ms": 1.0, "ratio": 1.0}])
+    b = run_doc(1, [{"op": "softmax_forward", "dtype": "f32", "opkit_ms": 0.5, "torch_ms": 1.0, "ratio": 0.5},
+                    {"op": "matmul 1024^3", "dtype": "f32", "error": "RuntimeError: x"}])
+    lines = cpu_compare.table([a, b])
+    # columns: one thread before sixteen, f32 before bf16; absent cells a dash
+    assert lines[0] == "| op | f32, 1 thread | f32, 16 threads | bf16, 16 threads |", lines[0]
+    assert lines[2] == "| softmax_forward | 0.50 | 1.00 | **1.30** (1.20-1.40) |", lines[2]
+    assert lines[3] == "| matmul 1024^3 | error: RuntimeError: x | – | – |", lines[3]
+    # a later file's row replaces an earlier one's
+    c = run_doc(16, [{"op": "softmax_forward", "dtype": "bf16", "opkit_ms": 1.0, "torch_ms": 1.0, "ratio": 1.1}])
+    assert cpu_compare.table([a, b, c])[2].endswith("| 1.10 |")
+
+
+def test_the_table_of_a_real_run():
+    d = os.path.join(ROOT, "bench", "results", "2026-11-30-s21", "r4")
+    docs = []
+    for name in sorted(os.listdir(d)):
+        if name.startswith("cc") and name.endswith(".json"):
+            with open(os.path.join(d, name)) as f:
+                docs.append(json.load(f))
+    lines = cpu_compare.table(docs)
+    assert lines[0] == "| op | f32, 1 thread | bf16, 1 thread | f32, 16 threads | bf16, 16 threads |", lines[0]
+    assert len(lines) == 2 + 17, len(lines)  # 8 ops x forward/backward, and matmul
+    matmul = [ln for ln in lines if ln.startswith("| matmul")][0]
+    assert matmul.count("**") == 4 and matmul.endswith("| – |"), matmul  # missed at 1 and 16; no bf16 case
 
 
 if __name__ == "__main__":
