@@ -54,7 +54,7 @@ def opkit_time(opkit, a, b, c, reps, with_blas):
     return ms, served, note
 
 
-def child(threads, reps, shapes, skip_default):
+def child(threads, reps, shapes, skip_default, rounds=1):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
     import opkit
     try:
@@ -76,7 +76,6 @@ def child(threads, reps, shapes, skip_default):
             if torch is not None:
                 tdt = torch.float32 if dt == "f32" else torch.bfloat16
                 a, b, c = torch.randn(M, K).to(tdt), torch.randn(K, N).to(tdt), torch.empty(M, N, dtype=tdt)
-                r["torch_ms"] = med(lambda: torch.matmul(a, b), reps)
             elif np is not None and dt == "f32":
                 a, b = np.random.randn(M, K).astype(np.float32), np.random.randn(K, N).astype(np.float32)
                 c = np.empty((M, N), np.float32)
@@ -85,14 +84,28 @@ def child(threads, reps, shapes, skip_default):
             if np is not None and dt == "f32":
                 na, nb = np.asarray(a), np.asarray(b)
                 r["numpy_ms"] = med(lambda: np.matmul(na, nb), reps)
-            r["opkit_blas_ms"], r["served_by"], blas_note = opkit_time(opkit, a, b, c, reps, True)
+            # --rounds: PyTorch then opkit+blas, alternating; each round's ratio compares
+            # neighbours in time (bench/cpu_compare.py's docstring says why).
+            blas_ms, torch_ms, ratios = [], [], []
+            for _ in range(rounds):
+                if torch is not None:
+                    torch_ms.append(med(lambda: torch.matmul(a, b), reps))
+                ms, r["served_by"], blas_note = opkit_time(opkit, a, b, c, reps, True)
+                blas_ms.append(ms)
+                if torch_ms:
+                    ratios.append(blas_ms[-1] / torch_ms[-1])
+            r["opkit_blas_ms"] = statistics.median(blas_ms)
+            if torch_ms:
+                r["torch_ms"] = statistics.median(torch_ms)
             if not skip_default:
                 r["opkit_default_ms"], served, _ = opkit_time(opkit, a, b, c, max(1, reps // 3), False)
                 assert served == "default", served
             for k in [k for k in list(r) if k.endswith("_ms")]:
                 r[k.replace("_ms", "_gflops")] = flops / (r[k] * 1e6)
-            if r.get("torch_ms"):
-                r["blas_over_torch"] = r["opkit_blas_ms"] / r["torch_ms"]
+            if ratios:
+                r["blas_over_torch"] = statistics.median(ratios)
+                if rounds > 1:
+                    r["round_ratios"] = ratios
             if r.get("numpy_ms"):
                 r["blas_over_numpy"] = r["opkit_blas_ms"] / r["numpy_ms"]
             rows.append(r)
@@ -110,12 +123,14 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--settle", type=float, default=SETTLE_S,
                    help="seconds of sleep before each implementation's timings (docstring)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="alternating rounds of PyTorch and opkit+blas in one process; the ratio is their median")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
     a = p.parse_args()
     SETTLE_S = a.settle
     shapes = a.shapes.split(",")
     if a.child:
-        print(json.dumps(child(a.child, a.reps, shapes, a.skip_default)))
+        print(json.dumps(child(a.child, a.reps, shapes, a.skip_default, a.rounds)))
         return
     threads = [int(t) for t in a.threads.split(",")] if a.threads else [1, os.cpu_count()]
     doc = {"cpu": open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(": "),
@@ -124,7 +139,8 @@ def main():
         env = dict(os.environ, OPKIT_NUM_THREADS=str(n), OMP_NUM_THREADS=str(n), OPENBLAS_NUM_THREADS=str(n),
                    MKL_NUM_THREADS=str(n), BLIS_NUM_THREADS=str(n))
         cmd = [sys.executable, os.path.abspath(__file__), "--out", a.out, "--child", str(n), "--reps", str(a.reps),
-               "--shapes", a.shapes, "--settle", str(a.settle)] + (["--skip-default"] if a.skip_default else [])
+               "--shapes", a.shapes, "--settle", str(a.settle), "--rounds", str(a.rounds)] + \
+            (["--skip-default"] if a.skip_default else [])
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             print(proc.stderr[-2000:])
@@ -140,7 +156,8 @@ def main():
             print(f"  {r['shape']:7s} {r['dtype']:4s} blas[{r['served_by']}] {ms('opkit_blas_ms')}  "
                   f"default {ms('opkit_default_ms')}  torch {ms('torch_ms')}  numpy {ms('numpy_ms')}  "
                   f"blas/torch {ratio or float('nan'):5.2f}  blas/numpy {r.get('blas_over_numpy') or float('nan'):5.2f}"
-                  f"{flag}", flush=True)
+                  f"{flag}" + (f"  rounds {min(r['round_ratios']):.2f}-{max(r['round_ratios']):.2f}"
+                               if "round_ratios" in r else ""), flush=True)
     with open(a.out, "w") as f:
         json.dump(doc, f, indent=1)
 
