@@ -7,6 +7,9 @@
 #   t NAME CMD...                      # CMD's output in NAME.txt, its rc and seconds in times.txt
 #   dc_ab NAME VARIANT OPS DTYPES      # gpu_compare.py --impls opkit through variant vVARIANT
 #                                      # (base: build-check's own vendor) into NAME.json
+#   dc_tests NAME FILTER [VARIANT]     # FILTER's test cases on cuda and on rocm over the
+#                                      # HIP-over-CUDA shim side by side, then conformance of
+#                                      # both side by side (VARIANT: var/vVARIANT's vendors)
 #   pack                               # the archive, now (call after each step)
 #
 # The archive leaves out Triton's and Inductor's caches.
@@ -38,4 +41,29 @@ dc_ab() {
     [ "$2" != base ] && vp=$PWD/var/v$2/libopkit_vendor_cuda.so
     t "$1" timeout 90 env PYTHONPATH="$PWD/python" OPKIT_LIBRARY="$DC_LIB" OPKIT_VENDOR_PATH="$vp" \
         python3 bench/gpu_compare.py --impls opkit --ops "$3" --dtypes "$4" --out "$R/$1.json"
+}
+
+# The shim's three libraries, for the rocm vendor's tests and conformance.
+dc_hip_path() {
+    local h=$PWD/build-check/tests/hip_on_cuda
+    echo "$h/hip:$h/hipblaslt:$h/rocblas"
+}
+
+# NAME-tests(.txt), NAME-tests-rocm, NAME-conformance, NAME-conformance-rocm. A variant's
+# cuda vendor goes through OPKIT_VENDOR_PATH; its rocm vendor replaces build-check's (the
+# rocm tests load the vendor beside their libopkit), so call it once per build-check.
+# Catch2 takes a filter's wildcards only at a pattern's ends ("ops: cross_entropy*").
+dc_tests() {
+    local name=$1 filter=$2 vp= hip
+    hip=$(dc_hip_path)
+    if [ -n "${3:-}" ]; then
+        vp=$PWD/var/v$3/libopkit_vendor_cuda.so
+        cp "var/v$3/libopkit_vendor_rocm.so" build-check/lib/opkit/vendors/libopkit_vendor_rocm.so
+    fi
+    t "$name-tests" timeout 250 env OPKIT_VENDOR_PATH="$vp" build-check/bin/opkit_cuda_tests "$filter" &
+    t "$name-tests-rocm" timeout 250 env LD_LIBRARY_PATH="$hip" build-check/bin/opkit_rocm_tests "$filter" &
+    wait
+    t "$name-conformance" timeout 100 env OPKIT_VENDOR_PATH="$vp" build-check/bin/opkit-conformance --vendor cuda &
+    t "$name-conformance-rocm" timeout 100 env LD_LIBRARY_PATH="$hip" build-check/bin/opkit-conformance --vendor rocm &
+    wait
 }

@@ -70,5 +70,40 @@ def test_dc_ab_passes_the_variant_vendor_and_base_passes_none():
         assert all(" rc 0 " in l for l in files["times.txt"].splitlines()), files["times.txt"]
 
 
+def test_dc_tests_runs_cuda_and_rocm_tests_then_conformance_with_the_variant():
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
+        # Stand-in binaries that say what they were given and which rocm vendor lies beside them.
+        bin_dir = os.path.join(work, "build-check", "bin")
+        vendors = os.path.join(work, "build-check", "lib", "opkit", "vendors")
+        os.makedirs(bin_dir)
+        os.makedirs(vendors)
+        with open(os.path.join(vendors, "libopkit_vendor_rocm.so"), "w") as f:
+            f.write("old")
+        for name in ("opkit_cuda_tests", "opkit_rocm_tests", "opkit-conformance"):
+            path = os.path.join(bin_dir, name)
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\necho \"$(basename $0) [$OPKIT_VENDOR_PATH] [${LD_LIBRARY_PATH%%:*}] $* "
+                        "$(cat " + vendors + "/libopkit_vendor_rocm.so)\"\n")
+            os.chmod(path, 0o755)
+        for content, name in (("new", "libopkit_vendor_rocm.so"), ("", "libopkit_vendor_cuda.so")):
+            os.makedirs(os.path.join(work, "var", "vY"), exist_ok=True)
+            with open(os.path.join(work, "var", "vY", name), "w") as f:
+                f.write(content)
+        proc = call("dc_tests base 'ops: softmax*'\ndc_tests y 'ops: cross_entropy*' Y\npack", work, out)
+        assert proc.returncode == 0, proc.stderr
+        files = archive(out)
+        hip = os.path.join(work, "build-check", "tests", "hip_on_cuda", "hip")
+        cuda_vendor = os.path.join(work, "var", "vY", "libopkit_vendor_cuda.so")
+        assert files["base-tests.txt"] == "opkit_cuda_tests [] [] ops: softmax* old\n", files["base-tests.txt"]
+        assert files["base-tests-rocm.txt"] == f"opkit_rocm_tests [] [{hip}] ops: softmax* old\n"
+        assert files["base-conformance.txt"] == "opkit-conformance [] [] --vendor cuda old\n"
+        assert files["base-conformance-rocm.txt"] == f"opkit-conformance [] [{hip}] --vendor rocm old\n"
+        assert files["y-tests.txt"] == f"opkit_cuda_tests [{cuda_vendor}] [] ops: cross_entropy* new\n"
+        assert files["y-tests-rocm.txt"] == f"opkit_rocm_tests [] [{hip}] ops: cross_entropy* new\n"
+        names = sorted(l.split(" rc ")[0] for l in files["times.txt"].splitlines())
+        assert names == sorted(f"{n}-{s}" for n in ("base", "y")
+                               for s in ("tests", "tests-rocm", "conformance", "conformance-rocm")), names
+
+
 if __name__ == "__main__":
     sys.exit(run(dict(globals())))
