@@ -7,6 +7,9 @@
 #   t NAME CMD...                      # CMD's output in NAME.txt, its rc and seconds in times.txt
 #   dc_ab NAME VARIANT OPS DTYPES      # gpu_compare.py --impls opkit through variant vVARIANT
 #                                      # (base: build-check's own vendor) into NAME.json
+#   dc_ab_rounds NAME VARIANT OPS DTYPES N  # N rounds alternating base and the variant
+#                                      # (NAME-base-i, NAME-vVARIANT-i), each packed, then
+#                                      # their table (bench/ab_table.py) in ab-NAME.txt
 #   dc_tests NAME FILTER [VARIANT]     # FILTER's test cases on cuda and on rocm over the
 #                                      # HIP-over-CUDA shim side by side, then conformance of
 #                                      # both side by side (VARIANT: var/vVARIANT's vendors)
@@ -66,4 +69,16 @@ dc_tests() {
     t "$name-conformance" timeout 100 env OPKIT_VENDOR_PATH="$vp" build-check/bin/opkit-conformance --vendor cuda &
     t "$name-conformance-rocm" timeout 100 env LD_LIBRARY_PATH="$hip" build-check/bin/opkit-conformance --vendor rocm &
     wait
+}
+
+dc_ab_rounds() {
+    local name=$1 variant=$2 ops=$3 dtypes=$4 rounds=$5 i
+    for i in $(seq 1 "$rounds"); do
+        dc_ab "$name-base-$i" base "$ops" "$dtypes"
+        pack
+        dc_ab "$name-v$variant-$i" "$variant" "$ops" "$dtypes"
+        pack
+    done
+    python3 bench/ab_table.py "$R" "$name-base" "$name-v$variant" > "$R/ab-$name.txt" 2>&1
+    pack
 }

@@ -70,6 +70,24 @@ def test_dc_ab_passes_the_variant_vendor_and_base_passes_none():
         assert all(" rc 0 " in l for l in files["times.txt"].splitlines()), files["times.txt"]
 
 
+def test_dc_ab_rounds_alternates_base_and_the_variant_and_tabulates_them():
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
+        os.makedirs(os.path.join(work, "bench"))
+        with open(os.path.join(work, "bench", "gpu_compare.py"), "w") as f:
+            f.write("import os, sys\n"
+                    "a = sys.argv[1:]\n"
+                    "open(a[a.index('--out') + 1], 'w').write(os.environ['OPKIT_VENDOR_PATH'])\n")
+        with open(os.path.join(work, "bench", "ab_table.py"), "w") as f:
+            f.write("import sys\nprint(' '.join(sys.argv[2:]))\n")
+        proc = call("dc_ab_rounds ce Z cross_entropy bf16 2", work, out)
+        assert proc.returncode == 0, proc.stderr
+        files = archive(out)
+        assert [l.split(" rc ")[0] for l in files["times.txt"].splitlines()] == \
+            ["ce-base-1", "ce-vZ-1", "ce-base-2", "ce-vZ-2"], files["times.txt"]
+        assert files["ce-base-2.json"] == "" and files["ce-vZ-1.json"].endswith("/var/vZ/libopkit_vendor_cuda.so")
+        assert files["ab-ce.txt"] == "ce-base ce-vZ\n", files["ab-ce.txt"]
+
+
 def test_dc_tests_runs_cuda_and_rocm_tests_then_conformance_with_the_variant():
     with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
         # Stand-in binaries that say what they were given and which rocm vendor lies beside them.

@@ -12,13 +12,7 @@ dc_variants
 V=$PWD/var/vsum/libopkit_vendor_cuda.so
 dc_tests vsum "ops: cross_entropy*" sum
 pack
-for i in 1 2; do
-  dc_ab ce-base-$i base cross_entropy bf16,f32
-  pack
-  dc_ab ce-vsum-$i sum cross_entropy bf16,f32
-  pack
-done
-python3 bench/ab_table.py $R ce-base ce-vsum > $R/ab-ce.txt 2>&1
+dc_ab_rounds ce sum cross_entropy bf16,f32 2
 t kb-ce timeout 100 env PYTHONPATH=$PWD/python OPKIT_LIBRARY=$DC_LIB OPKIT_VENDOR_PATH=$V python3 bench/kernel_breakdown.py --dtypes bf16 --ops cross_entropy
 pack
 cat $R/times.txt $R/ab-ce.txt
