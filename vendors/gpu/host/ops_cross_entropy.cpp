@@ -154,7 +154,11 @@ opkit_status run(const args::cross_entropy_forward& call) {
     }
     if (reduced && call.loss) {
         float* out = static_cast<float*>(static_cast<void*>(base_of(call.loss)));
-        opk::LossSumArgs r{row_losses, rows, count_first ? count : nullptr, out};
+        opk::LossSumArgs r{};
+        r.values = row_losses;
+        r.count = rows;
+        r.divisor = count_first ? count : nullptr;
+        r.out = out;
         if (mean && !count_first) {
             r.target = strided_view(call.target);
             r.ignore_index = call.ignore_index;
