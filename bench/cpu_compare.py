@@ -194,8 +194,8 @@ def table(docs):
     def cell(r):
         if r is None:
             return "–"
-        if "error" in r:
-            return "error: " + r["error"]
+        if "error" in r:  # one table cell: no column separator, no line break
+            return "error: " + r["error"].replace("|", "\\|").replace("\n", " ")
         if r.get("ratio") is None:
             return "%.3f ms (no PyTorch)" % r["opkit_ms"]
         q = "%.2f" % r["ratio"]
@@ -231,6 +231,8 @@ def main():
                    help="alternating rounds of the two libraries in one process (docstring)")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
     a = p.parse_args()
+    if a.rounds < 1:
+        p.error("--rounds must be at least 1")
     SETTLE_S = a.settle
     ops = [o for o in a.ops.split(",") if o]
     if a.child:

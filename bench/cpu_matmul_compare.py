@@ -127,6 +127,8 @@ def main():
                    help="alternating rounds of PyTorch and opkit+blas in one process; the ratio is their median")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
     a = p.parse_args()
+    if a.rounds < 1:
+        p.error("--rounds must be at least 1")
     SETTLE_S = a.settle
     shapes = a.shapes.split(",")
     if a.child:

@@ -53,22 +53,33 @@ dc_hip_path() {
 }
 
 # NAME-tests(.txt), NAME-tests-rocm, NAME-conformance, NAME-conformance-rocm. A variant's
-# cuda vendor goes through OPKIT_VENDOR_PATH; its rocm vendor replaces build-check's (the
-# rocm tests load the vendor beside their libopkit), so call it once per build-check.
-# Catch2 takes a filter's wildcards only at a pattern's ends ("ops: cross_entropy*").
+# cuda vendor goes through OPKIT_VENDOR_PATH; its rocm vendor takes the place of
+# build-check's (the rocm tests load the vendor beside their libopkit), whose own copy
+# comes back for a call without a variant. Returns 1, running nothing, where a vendor
+# cannot be put in place. Catch2 takes a filter's wildcards only at a pattern's ends
+# ("ops: cross_entropy*").
 dc_tests() {
-    local name=$1 filter=$2 vp= hip
+    local name=$1 filter=$2 vp= hip p1 p2
+    local rocm=build-check/lib/opkit/vendors/libopkit_vendor_rocm.so base=build-check/rocm-vendor-base.so
     hip=$(dc_hip_path)
+    [ -f "$base" ] || cp "$rocm" "$base" || return 1
     if [ -n "${3:-}" ]; then
         vp=$PWD/var/v$3/libopkit_vendor_cuda.so
-        cp "var/v$3/libopkit_vendor_rocm.so" build-check/lib/opkit/vendors/libopkit_vendor_rocm.so
+        [ -f "$vp" ] || { echo "dc_tests: no $vp" >&2; return 1; }
+        cp "var/v$3/libopkit_vendor_rocm.so" "$rocm" || return 1
+    else
+        cp "$base" "$rocm" || return 1
     fi
     t "$name-tests" timeout 250 env OPKIT_VENDOR_PATH="$vp" build-check/bin/opkit_cuda_tests "$filter" &
+    p1=$!
     t "$name-tests-rocm" timeout 250 env LD_LIBRARY_PATH="$hip" build-check/bin/opkit_rocm_tests "$filter" &
-    wait
+    p2=$!
+    wait "$p1" "$p2"
     t "$name-conformance" timeout 100 env OPKIT_VENDOR_PATH="$vp" build-check/bin/opkit-conformance --vendor cuda &
+    p1=$!
     t "$name-conformance-rocm" timeout 100 env LD_LIBRARY_PATH="$hip" build-check/bin/opkit-conformance --vendor rocm &
-    wait
+    p2=$!
+    wait "$p1" "$p2"
 }
 
 dc_ab_rounds() {

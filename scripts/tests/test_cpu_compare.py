@@ -109,6 +109,9 @@ def test_the_table_merges_files_and_bolds_misses():
     assert lines[0] == "| op | f32, 1 thread | f32, 16 threads | bf16, 16 threads |", lines[0]
     assert lines[2] == "| softmax_forward | 0.50 | 1.00 | **1.30** (1.20-1.40) |", lines[2]
     assert lines[3] == "| matmul 1024^3 | error: RuntimeError: x | – | – |", lines[3]
+    # an error's text stays one cell
+    d = run_doc(1, [{"op": "x", "dtype": "f32", "error": "a | b\nc"}])
+    assert cpu_compare.table([d])[2] == "| x | error: a \\| b c |", cpu_compare.table([d])[2]
     # a later file's row replaces an earlier one's
     c = run_doc(16, [{"op": "softmax_forward", "dtype": "bf16", "opkit_ms": 1.0, "torch_ms": 1.0, "ratio": 1.1}])
     assert cpu_compare.table([a, b, c])[2].endswith("| 1.10 |")

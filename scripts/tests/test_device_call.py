@@ -107,7 +107,8 @@ def test_dc_tests_runs_cuda_and_rocm_tests_then_conformance_with_the_variant():
             os.makedirs(os.path.join(work, "var", "vY"), exist_ok=True)
             with open(os.path.join(work, "var", "vY", name), "w") as f:
                 f.write(content)
-        proc = call("dc_tests base 'ops: softmax*'\ndc_tests y 'ops: cross_entropy*' Y\npack", work, out)
+        proc = call("dc_tests base 'ops: softmax*'\ndc_tests y 'ops: cross_entropy*' Y\n"
+                    "dc_tests again 'ops: softmax*'\ndc_tests none x Q || echo refused\npack", work, out)
         assert proc.returncode == 0, proc.stderr
         files = archive(out)
         hip = os.path.join(work, "build-check", "tests", "hip_on_cuda", "hip")
@@ -118,8 +119,13 @@ def test_dc_tests_runs_cuda_and_rocm_tests_then_conformance_with_the_variant():
         assert files["base-conformance-rocm.txt"] == f"opkit-conformance [] [{hip}] --vendor rocm old\n"
         assert files["y-tests.txt"] == f"opkit_cuda_tests [{cuda_vendor}] [] ops: cross_entropy* new\n"
         assert files["y-tests-rocm.txt"] == f"opkit_rocm_tests [] [{hip}] ops: cross_entropy* new\n"
+        # build-check's own rocm vendor is back for a call without a variant
+        assert files["again-tests-rocm.txt"] == f"opkit_rocm_tests [] [{hip}] ops: softmax* old\n"
+        # a variant that is not there runs nothing
+        assert proc.stdout.splitlines()[-1] == "refused", proc.stdout
+        assert "no " + os.path.join(work, "var", "vQ", "libopkit_vendor_cuda.so") in proc.stderr, proc.stderr
         names = sorted(l.split(" rc ")[0] for l in files["times.txt"].splitlines())
-        assert names == sorted(f"{n}-{s}" for n in ("base", "y")
+        assert names == sorted(f"{n}-{s}" for n in ("base", "y", "again")
                                for s in ("tests", "tests-rocm", "conformance", "conformance-rocm")), names
 
 
