@@ -45,15 +45,19 @@ def test_t_records_output_status_and_time_and_pack_archives_them():
         assert proc.stdout.splitlines() == times  # t also prints each line
 
 
+def stand_in_gpu_compare(work, written):
+    """bench/gpu_compare.py under `work`: writes the Python expression `written` (over its
+    arguments before --out, `a`) where --out says."""
+    os.makedirs(os.path.join(work, "bench"), exist_ok=True)
+    with open(os.path.join(work, "bench", "gpu_compare.py"), "w") as f:
+        f.write("import os, sys\na = sys.argv[1:]\nb = a[:a.index('--out')]\n"
+                f"open(a[a.index('--out') + 1], 'w').write({written})\n")
+
+
 def test_dc_ab_passes_the_variant_vendor_and_base_passes_none():
     with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
-        # A stand-in gpu_compare.py that writes what it was given where --out says.
-        os.makedirs(os.path.join(work, "bench"))
-        with open(os.path.join(work, "bench", "gpu_compare.py"), "w") as f:
-            f.write("import os, sys\n"
-                    "a = sys.argv[1:]\n"
-                    "open(a[a.index('--out') + 1], 'w').write(os.environ['OPKIT_VENDOR_PATH'] + ' ' +\n"
-                    "    ' '.join(a[:a.index('--out')]) + ' ' + os.environ['OPKIT_LIBRARY'])\n")
+        stand_in_gpu_compare(work, "os.environ['OPKIT_VENDOR_PATH'] + ' ' + ' '.join(b) + ' ' + "
+                                   "os.environ['OPKIT_LIBRARY']")
         os.makedirs(os.path.join(work, "build-var", "vX"))
         open(os.path.join(work, "build-var", "vX", "libopkit_vendor_cuda.so"), "w").close()
         subprocess.run(["tar", "cJf", "var.tar.xz", "vX"], cwd=os.path.join(work, "build-var"), check=True)
@@ -72,11 +76,7 @@ def test_dc_ab_passes_the_variant_vendor_and_base_passes_none():
 
 def test_dc_ab_rounds_alternates_base_and_the_variant_and_tabulates_them():
     with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
-        os.makedirs(os.path.join(work, "bench"))
-        with open(os.path.join(work, "bench", "gpu_compare.py"), "w") as f:
-            f.write("import os, sys\n"
-                    "a = sys.argv[1:]\n"
-                    "open(a[a.index('--out') + 1], 'w').write(os.environ['OPKIT_VENDOR_PATH'])\n")
+        stand_in_gpu_compare(work, "os.environ['OPKIT_VENDOR_PATH']")
         with open(os.path.join(work, "bench", "ab_table.py"), "w") as f:
             f.write("import sys\nprint(' '.join(sys.argv[2:]))\n")
         proc = call("dc_ab_rounds ce Z cross_entropy bf16 2", work, out)
