@@ -56,22 +56,22 @@ public:
         return " (CUDA driver " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) + ")";
     }
 
-    // OPKIT_CUDA_CLUSTER_KERNELS=0 keeps the kernels built on thread-block clusters (the
-    // stash kernels: docs/cuda-vendor.md) off on every device, so that the kernels they
-    // replace on sm_90+ run there instead: for checking those (scripts/gpu-check.sh), and a
-    // way around a driver that misbehaves with them. Read when a device is first used.
-    static bool cluster_kernels_allowed() {
-        const char* v = secure_getenv("OPKIT_CUDA_CLUSTER_KERNELS");
+    // A feature switch: on unless the variable is "0". Read when a device is first used.
+    static bool not_switched_off(const char* variable) {
+        const char* v = secure_getenv(variable);
         return !(v && std::strcmp(v, "0") == 0);
     }
 
+    // OPKIT_CUDA_CLUSTER_KERNELS=0 keeps the kernels built on thread-block clusters (the
+    // stash kernels: docs/cuda-vendor.md) off on every device, so that the kernels they
+    // replace on sm_90+ run there instead: for checking those (scripts/gpu-check.sh), and a
+    // way around a driver that misbehaves with them.
+    static bool cluster_kernels_allowed() { return not_switched_off("OPKIT_CUDA_CLUSTER_KERNELS"); }
+
     // OPKIT_CUDA_DEPENDENT_LAUNCH=0 turns programmatic dependent launches
     // (launch_dependent) into plain ones on every device: for timing one against the other,
-    // and a way around a driver that misbehaves with them. Read when a device is first used.
-    static bool dependent_launch_allowed() {
-        const char* v = secure_getenv("OPKIT_CUDA_DEPENDENT_LAUNCH");
-        return !(v && std::strcmp(v, "0") == 0);
-    }
+    // and a way around a driver that misbehaves with them.
+    static bool dependent_launch_allowed() { return not_switched_off("OPKIT_CUDA_DEPENDENT_LAUNCH"); }
 
     opkit_status open_device(Device& d) override {
         auto n = std::make_unique<Native>();
