@@ -107,21 +107,21 @@ opkit_status run(const args::cross_entropy_forward& call) {
     Device& d = scope.dev();
     const opkit_stream s = call.stream;
 
-    // Scratch, when needed: [valid-row count (MEAN)][per-row losses (MEAN/SUM)].
+    // The forward kernel needs the valid-row count only to scale dlogits; without them the
+    // loss sum counts the targets itself: two launches (a memset and a count) fewer.
     const bool mean = call.reduction == OPKIT_REDUCTION_MEAN;
+    const bool count_first = mean && call.dlogits;
+    // Scratch, when needed: [valid-row count (count_first)][per-row losses (MEAN/SUM)].
     Scratch scratch(d, s);
     unsigned long long* count = nullptr;
     float* row_losses = nullptr;
     const size_t loss_bytes = reduced && call.loss ? size_t(rows) * sizeof(float) : 0;
-    if (mean || loss_bytes) {
+    if (count_first || loss_bytes) {
         void* mem = nullptr;
         OPKIT_GPU_TRY(scratch.alloc(16 + loss_bytes, &mem));
         count = static_cast<unsigned long long*>(mem);
         row_losses = reinterpret_cast<float*>(static_cast<char*>(mem) + 16);
     }
-    // The forward kernel needs the valid-row count only to scale dlogits; without them the
-    // loss sum counts the targets itself: two launches (a memset and a count) fewer.
-    const bool count_first = mean && call.dlogits;
     if (count_first) OPKIT_GPU_TRY(count_valid(d, s, call.target, rows, call.ignore_index, count));
 
     opk::CrossEntropyArgs a{};
