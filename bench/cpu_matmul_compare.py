@@ -42,6 +42,17 @@ def med(fn, reps):
     return statistics.median(t) * 1e3
 
 
+# c (opkit+blas's last product) against PyTorch's fp32 product of the same operands: a
+# vendor that wrote wrong rows (its threads cutting c wrongly, say) would be timed as fast.
+# The norm of the error over the norm of the product; bf16's rounding of c gives ~2e-3.
+REL_ERR_LIMIT = {"f32": 1e-5, "bf16": 1e-2}
+
+
+def rel_err(torch, c, a, b):
+    want = torch.matmul(a.float(), b.float())
+    return float(torch.linalg.vector_norm(c.float() - want) / torch.linalg.vector_norm(want))
+
+
 def opkit_time(opkit, a, b, c, reps, with_blas):
     """Median ms of opkit.matmul with only the blas vendor, or with it disabled; and who served."""
     opkit.shutdown()
@@ -95,6 +106,8 @@ def child(threads, reps, shapes, skip_default, rounds=1):
                 if torch_ms:
                     ratios.append(blas_ms[-1] / torch_ms[-1])
             r["opkit_blas_ms"] = statistics.median(blas_ms)
+            if torch is not None:
+                r["blas_rel_err"] = rel_err(torch, c, a, b)
             if torch_ms:
                 r["torch_ms"] = statistics.median(torch_ms)
             if not skip_default:
@@ -155,6 +168,9 @@ def main():
                 return f"{r[k]:9.2f} ms ({r[k.replace('_ms', '_gflops')]:6.1f} GF/s)" if k in r else " " * 25
             ratio = r.get("blas_over_torch")
             flag = "" if ratio is None or ratio <= 1.5 else "  MISS"
+            err = r.get("blas_rel_err")
+            if err is not None and not err <= REL_ERR_LIMIT[r["dtype"]]:
+                flag += f"  WRONG (relative error {err:.2e})"
             print(f"  {r['shape']:7s} {r['dtype']:4s} blas[{r['served_by']}] {ms('opkit_blas_ms')}  "
                   f"default {ms('opkit_default_ms')}  torch {ms('torch_ms')}  numpy {ms('numpy_ms')}  "
                   f"blas/torch {ratio or float('nan'):5.2f}  blas/numpy {r.get('blas_over_numpy') or float('nan'):5.2f}"

@@ -10,6 +10,12 @@
 // result off by one), "fail-after=N" (N calls succeed, then each scribbles over C and
 // returns dnnl_out_of_memory). Its dnnl_sgemm counts its calls ("dnnl_sgemm") and, with
 // $FAKE_ONEDNN_SGEMM=fail, scribbles over C and fails every call after init's check.
+//
+// With $FAKE_OPENMP_TEAM=N (read when the vendor loads it) it says it runs on OpenMP and
+// exports the entry points the vendor borrows (GOMP_parallel, omp_get_*_threads,
+// omp_get_thread_num, omp_set_num_threads): a region runs its function once for each
+// thread of a team of min(asked, N), one after another on the calling thread, so a test
+// sees how the vendor cut the rows ("omp_regions", "omp_team": the last team's size).
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +23,12 @@
 namespace {
 
 int g_sgemm = 0, g_sbgemm = 0, g_dnnl = 0, g_dnnl_sgemm = 0;
+int g_omp_regions = 0, g_omp_team = 0, g_omp_thread = 0, g_omp_set = 0, g_in_region = 0;
+
+int team_cap() {
+    const char* v = getenv("FAKE_OPENMP_TEAM");
+    return v ? atoi(v) : 0;
+}
 
 float bf16_value(uint16_t h) {
     const uint32_t u = uint32_t(h) << 16;
@@ -67,9 +79,27 @@ struct DnnlVersion {  // dnnl_version_t
 };
 
 extern "C" __attribute__((visibility("default"))) const DnnlVersion* dnnl_version() {
-    static const DnnlVersion v = {9, 9, 9, "fake", 1 /* sequential: no OpenMP */, 0};
+    static DnnlVersion v = {9, 9, 9, "fake", 1, 0};
+    v.cpu_runtime = team_cap() > 0 ? 2 /* OpenMP */ : 1 /* sequential */;
     return &v;
 }
+
+extern "C" __attribute__((visibility("default"))) void GOMP_parallel(void (*fn)(void*), void* data,
+                                                                     unsigned threads, unsigned) {
+    ++g_omp_regions;
+    const int cap = team_cap() > 0 ? team_cap() : 1;
+    g_omp_team = threads == 0 || int(threads) > cap ? cap : int(threads);
+    g_in_region = 1;
+    for (g_omp_thread = 0; g_omp_thread < g_omp_team; ++g_omp_thread) fn(data);
+    g_omp_thread = 0;
+    g_in_region = 0;
+}
+extern "C" __attribute__((visibility("default"))) int omp_get_max_threads() {
+    return g_omp_set > 0 ? g_omp_set : team_cap();
+}
+extern "C" __attribute__((visibility("default"))) int omp_get_thread_num() { return g_omp_thread; }
+extern "C" __attribute__((visibility("default"))) int omp_get_num_threads() { return g_in_region ? g_omp_team : 1; }
+extern "C" __attribute__((visibility("default"))) void omp_set_num_threads(int n) { g_omp_set = n; }
 
 extern "C" __attribute__((visibility("default"))) int dnnl_gemm_bf16bf16f32(
     char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a, int64_t lda,
@@ -112,5 +142,7 @@ extern "C" __attribute__((visibility("default"))) int dnnl_sgemm(char ta, char t
 extern "C" __attribute__((visibility("default"))) int fake_cblas_calls(const char* which) {
     if (std::strcmp(which, "dnnl") == 0) return g_dnnl;
     if (std::strcmp(which, "dnnl_sgemm") == 0) return g_dnnl_sgemm;
+    if (std::strcmp(which, "omp_regions") == 0) return g_omp_regions;
+    if (std::strcmp(which, "omp_team") == 0) return g_omp_team;
     return std::strcmp(which, "sbgemm") == 0 ? g_sbgemm : g_sgemm;
 }

@@ -392,6 +392,7 @@ struct FakeLibraries {
         unsetenv("OPKIT_BLAS_LIBRARY");
         unsetenv("OPKIT_ONEDNN_LIBRARY");
         unsetenv("FAKE_ONEDNN");
+        unsetenv("FAKE_OPENMP_TEAM");
     }
     int calls(const char* which) const { return counter(which); }
     void* handle = nullptr;
@@ -424,6 +425,33 @@ TEST_CASE("bf16 goes to oneDNN's GEMM where it loads, a block of rows a call") {
     CHECK(fake.calls("sgemm") - sgemm0 == 1);
     CHECK(fake.calls("dnnl") - dnnl0 == 8 + 1);  // only the init's check
     CHECK(fake.calls("dnnl_sgemm") - dnnl_sgemm0 == 4 + 0);  // each init's fp32 check only
+}
+
+TEST_CASE("bf16 through an OpenMP oneDNN: c is rounded (and, with beta, widened) in its team, every row once") {
+    FakeLibraries fake;
+    setenv("FAKE_OPENMP_TEAM", "4", 1);
+    const int regions0 = fake.calls("omp_regions");
+    // 300 x 1000 = 300K elements: four shares of at least kTeamMinElements (64K), so a team
+    // of four; beta != 0 widens c in the team as well: two regions.
+    check_case(DT::bf16, {1, 1, 1, 300, 1000, 12, false, true, 1.0f, 0.5f, 0});
+    CHECK(fake.calls("omp_regions") - regions0 == 2);
+    CHECK(fake.calls("omp_team") == 4);
+    // beta 0 (c not read), padded rows of c: one region
+    check_case(DT::bf16, {1, 1, 1, 300, 1000, 12, true, false, 1.0f, 0.0f, 3});
+    CHECK(fake.calls("omp_regions") - regions0 == 3);
+    // the team comes out smaller than asked (as in a nested region): the rows are cut by
+    // the team it got, three, and every one of them still written
+    setenv("FAKE_OPENMP_TEAM", "3", 1);
+    check_case(DT::bf16, {2, 2, 1, 257, 1024, 5, false, false, 1.0f, 0.25f, 0});
+    CHECK(fake.calls("omp_team") == 3);
+    CHECK(fake.calls("omp_regions") - regions0 == 3 + 2 * 2);
+    // too little to share (7 x 9): the calling thread alone, no region
+    const int regions1 = fake.calls("omp_regions");
+    check_case(DT::bf16, {1, 1, 1, 7, 9, 5, false, false, 1.0f, 0.5f, 0});
+    CHECK(fake.calls("omp_regions") == regions1);
+    // f16 is widened and multiplied by the CBLAS: the team is not woken beside its threads
+    check_case(DT::f16, {1, 1, 1, 300, 1000, 12, false, true, 1.0f, 0.5f, 0});
+    CHECK(fake.calls("omp_regions") == regions1);
 }
 
 TEST_CASE("f32 with beta 0 goes to oneDNN's sgemm beside an untuned CBLAS; beta != 0, and a call that fails, "

@@ -82,9 +82,21 @@ int64_t block_rows(const Problem& p) {
     return std::min(rows, std::max<int64_t>(1, p.M));
 }
 
-// c's block of rows [i0, i0 + rows) as fp32 (read only when beta != 0).
-void load_c_block(Half h, const Problem& p, int64_t batch, int64_t i0, int64_t rows, float* out) {
-    if (p.beta != 0.0f) widen_block(h, p.c.batch(batch), p.c.ld(), i0, rows, 0, p.N, out);
+// c's block of rows [i0, i0 + rows) as fp32 (read only when beta != 0), and back: both
+// split across oneDNN's OpenMP team where there is one (openmp_team.h).
+void load_c_block(const OpenMpTeam* team, Half h, const Problem& p, int64_t batch, int64_t i0, int64_t rows,
+                  float* out) {
+    if (p.beta == 0.0f) return;
+    for_row_ranges(team, rows, p.N, [&](int64_t first, int64_t end) {
+        widen_block(h, p.c.batch(batch), p.c.ld(), i0 + first, end - first, 0, p.N, out + first * p.N);
+    });
+}
+
+void store_c_block(const OpenMpTeam* team, Half h, const Problem& p, int64_t batch, int64_t i0, int64_t rows,
+                   const float* block) {
+    for_row_ranges(team, rows, p.N, [&](int64_t first, int64_t end) {
+        narrow_block(h, block + first * p.N, end - first, p.N, p.c.batch(batch), p.c.ld(), i0 + first);
+    });
 }
 
 // bf16/f16 widened to fp32 and multiplied by sgemm, a block of op(a)'s rows at a time: b
@@ -143,7 +155,7 @@ float* c_scratch(size_t floats, std::vector<float>& call_owned) {
 // again: a failed call may have written the block). With native = nullptr every block is
 // widened.
 template <class Native>
-void half_gemm(const Cblas& lib, Half h, const Problem& p, Native&& native) {
+void half_gemm(const Cblas& lib, const OpenMpTeam* team, Half h, const Problem& p, Native&& native) {
     constexpr bool kHasNative = !std::is_same_v<std::decay_t<Native>, std::nullptr_t>;
     const int64_t mb = block_rows(p);
     std::vector<float> call_owned;
@@ -152,17 +164,17 @@ void half_gemm(const Cblas& lib, Half h, const Problem& p, Native&& native) {
     for (int64_t batch = 0; batch < p.batches; ++batch)
         for (int64_t i0 = 0; i0 < p.M; i0 += mb) {
             const int64_t rows = std::min(mb, p.M - i0);
-            load_c_block(h, p, batch, i0, rows, cblock);
+            load_c_block(team, h, p, batch, i0, rows, cblock);
             bool served = false;
             if constexpr (kHasNative) {
                 served = native(batch, i0, rows, cblock);
-                if (!served) load_c_block(h, p, batch, i0, rows, cblock);
+                if (!served) load_c_block(team, h, p, batch, i0, rows, cblock);
             }
             if (!served) {
                 if (!widened) widened = std::make_unique<WidenedGemm>(lib, h, p, mb);
                 widened->block(batch, i0, rows, cblock);
             }
-            narrow_block(h, cblock, rows, p.N, p.c.batch(batch), p.c.ld(), i0);
+            store_c_block(team, h, p, batch, i0, rows, cblock);
         }
 }
 
@@ -181,19 +193,22 @@ const uint16_t* b_of(const Problem& p, int64_t batch) {
 void gemm_16bit(const Cblas& lib, const OneDnn* onednn, Half h, const Problem& p) {
     const bool in_place = p.a.blas_addressable() && p.b.blas_addressable();
     if (h == Half::bf16 && in_place && onednn) {
-        half_gemm(lib, h, p, [&](int64_t batch, int64_t i0, int64_t rows, float* cblock) {
+        // The rounding in the GEMM's own OpenMP team; the CBLAS paths below keep it on the
+        // calling thread: waking OpenMP's team there would leave its threads spinning
+        // (GNU OpenMP's default wait) beside the CBLAS's own during the next block's GEMM.
+        half_gemm(lib, &onednn->team, h, p, [&](int64_t batch, int64_t i0, int64_t rows, float* cblock) {
             return onednn_gemm_bf16(*onednn, p.trans_a, p.trans_b, rows, p.N, p.K, p.alpha, a_rows(p, batch, i0),
                                     p.a.ld(), b_of(p, batch), p.b.ld(), p.beta, cblock, p.N) == 0;
         });
     } else if (h == Half::bf16 && in_place && lib.sbgemm) {
-        half_gemm(lib, h, p, [&](int64_t batch, int64_t i0, int64_t rows, float* cblock) {
+        half_gemm(lib, nullptr, h, p, [&](int64_t batch, int64_t i0, int64_t rows, float* cblock) {
             lib.sbgemm(kRowMajor, p.trans_a ? kTrans : kNoTrans, p.trans_b ? kTrans : kNoTrans, int(rows), int(p.N),
                        int(p.K), p.alpha, a_rows(p, batch, i0), int(p.a.ld()), b_of(p, batch), int(p.b.ld()), p.beta,
                        cblock, int(p.N));
             return true;
         });
     } else {
-        half_gemm(lib, h, p, nullptr);
+        half_gemm(lib, nullptr, h, p, nullptr);
     }
 }
 

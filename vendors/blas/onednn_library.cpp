@@ -74,6 +74,8 @@ bool adopt(void* handle, const std::string& name, OneDnn* lib, std::string* why)
     if (v && v->cpu_runtime == kRuntimeOpenMp) {
         lib->omp_set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(handle, "omp_set_num_threads"));
         lib->threads = lib->omp_set_num_threads ? wanted_threads() : 0;
+        lib->team = find_openmp_team(handle);
+        lib->team.threads = lib->threads;
     }
     Dl_info info{};
     const std::string file =

@@ -12,6 +12,8 @@
 // numbers (oneDNN builds for CPUs without AVX-512 answer dnnl_unimplemented for bf16).
 #pragma once
 
+#include "openmp_team.h"
+
 #include <cstdint>
 #include <string>
 
@@ -37,6 +39,9 @@ struct OneDnn {
     // OPKIT_NUM_THREADS asks for (0: leave OpenMP's own, e.g. OMP_NUM_THREADS).
     void (*omp_set_num_threads)(int) = nullptr;
     int threads = 0;
+    // Its OpenMP team for the vendor's row loops (openmp_team.h); empty where oneDNN does
+    // not run on OpenMP.
+    OpenMpTeam team;
     std::string description;  // "oneDNN 2.6.3 (/usr/lib/.../libdnnl.so.2)"
 };
 
