@@ -386,33 +386,55 @@ OPK_KERNEL(opk_ce_count_valid, 256)(const CountValidArgs a) {
     if (threadIdx.x % OPK_WARP_SIZE == 0 && mine) atomicAdd(a.count, mine);
 }
 
-// part[0] = the sum of every thread's v, in a fixed order (the block's 1024 threads).
-OPK_DEV double block_sum_fixed(double (&part)[1024], double v) {
-    part[threadIdx.x] = v;
+// The sum of every thread's v over the block, in a fixed order (deterministic): a
+// butterfly in each warp (which leaves the same bits in every lane: IEEE addition
+// commutes), then every warp the same butterfly over the warps' sums. Two barriers where
+// a tree in shared memory takes one a level.
+OPK_DEV double block_sum_fixed(double (&warp_sums)[32], double v) {
+    for (int m = OPK_WARP_SIZE / 2; m > 0; m >>= 1) v += OPK_SHFL_XOR(v, m, OPK_WARP_SIZE);
+    const int lane = int(threadIdx.x % OPK_WARP_SIZE), warps = int(blockDim.x / OPK_WARP_SIZE);
+    if (lane == 0) warp_sums[threadIdx.x / OPK_WARP_SIZE] = v;
     __syncthreads();
-    for (int w = blockDim.x / 2; w > 0; w >>= 1) {
-        if (int(threadIdx.x) < w) part[threadIdx.x] += part[threadIdx.x + w];
-        __syncthreads();
-    }
-    const double total = part[0];
-    __syncthreads();  // part free again for the caller's next sum
-    return total;
+    double t = lane < warps ? warp_sums[lane] : 0.0;  // warps <= 32 <= the warp's width
+    for (int m = OPK_WARP_SIZE / 2; m > 0; m >>= 1) t += OPK_SHFL_XOR(t, m, OPK_WARP_SIZE);
+    __syncthreads();  // warp_sums free again for the caller's next sum
+    return t;
 }
 
 // One block sums the per-row losses in double, in a fixed order (deterministic, and as
 // exact as the CPU reference's double accumulator); with count_targets it also counts the
 // non-ignored targets (as opk_ce_count_valid; exact in double below 2^53 rows). Launched
-// dependent on the forward kernel that wrote the losses (launch_dependent).
+// dependent on the forward kernel that wrote the losses (launch_dependent). A thread
+// loads eight of its values before it adds them, so that the loads are in flight together
+// (8192 rows are eight a thread: one at a time, eight L2 round trips in a row); the sum's
+// order stays the thread's values in index order.
 OPK_KERNEL(opk_ce_loss_sum, 1024)(const LossSumArgs a) {
-    __shared__ double part[1024];
+    constexpr int kBatch = 8;
+    __shared__ double warp_sums[32];
     wait_for_prior_grid();
     double s = 0.0, valid = 0.0;
-    for (int64_t i = threadIdx.x; i < a.count; i += blockDim.x) {
+    const int64_t step = blockDim.x;
+    int64_t i = threadIdx.x;
+    for (; i + (kBatch - 1) * step < a.count; i += kBatch * step) {
+        float v[kBatch];
+        bool counts[kBatch];
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+            v[u] = a.values[i + u * step];
+            counts[u] = a.count_targets && load_index(a.target, i + u * step, a.target64) != a.ignore_index;
+        }
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+            s += double(v[u]);
+            valid += counts[u];
+        }
+    }
+    for (; i < a.count; i += step) {
         s += double(a.values[i]);
         if (a.count_targets) valid += load_index(a.target, i, a.target64) != a.ignore_index;
     }
-    const double total = block_sum_fixed(part, s);
-    const double counted = a.count_targets ? block_sum_fixed(part, valid) : 0.0;
+    const double total = block_sum_fixed(warp_sums, s);
+    const double counted = a.count_targets ? block_sum_fixed(warp_sums, valid) : 0.0;
     if (threadIdx.x == 0) {
         double out = total;
         if (a.divisor) out = total / double(*a.divisor);  // 0 rows: 0/0 = NaN, like PyTorch

@@ -60,7 +60,8 @@ opkit_status run_rope(const char* op, bool backward, const opkit_tensor* x, cons
     a.groups = int32_t(groups);
     const int64_t blocks = (positions + per_block - 1) / per_block;
     const size_t grid = size_t(std::min<int64_t>(blocks, int64_t(d.sm_count) * 64));
-    return launch(d, Module::rope, kRope[type], grid, unsigned(width * groups * per_block), stream, a);
+    return launch_2d(d, Module::rope, kRope[type], unsigned(grid), 1, unsigned(width * groups * per_block), stream, a,
+                     0, /*dependent=*/true);
 }
 
 }  // namespace
