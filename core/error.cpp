@@ -8,8 +8,15 @@ namespace opkit {
 // Default (dynamic) TLS model on purpose: initial-exec would be a little faster but
 // takes static TLS, which processes that dlopen libopkit late (Python's ctypes, Julia,
 // Rust's libloading) may have used up ("cannot allocate memory in static TLS block").
-// On x86-64 the build uses TLS descriptors (-mtls-dialect=gnu2), which keep the
-// access cheap when space is available. The message lives in ThreadState (thread_state.h).
+// And the traditional dialect (__tls_get_addr, an ordinary call), not x86-64's TLS
+// descriptors (-mtls-dialect=gnu2, which this build used until 2026-11-30): a descriptor
+// call is assumed to preserve every register, and glibc before 2.40 (glibc bug 31372;
+// Debian 12 has 2.36) clobbered the vector registers on the path that allocates a thread's
+// block of a dlopen()ed library. Every thread's first op call then lost the float
+// arguments live across its one thread-local lookup (opkit_axpy's alpha read as 0, and it
+// returned OPKIT_OK having added nothing): tests/linkage/first_call_after_dlopen.c. The
+// cost: 18 instructions an axpy call, 35 an rms_norm call (callgrind, docs/PERFORMANCE.md,
+// "Dispatch overhead"). The message lives in ThreadState (thread_state.h).
 
 opkit_status fail(opkit_status status, const char* fmt, ...) {
     va_list ap;
