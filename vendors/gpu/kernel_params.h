@@ -209,15 +209,6 @@ constexpr int kNormStashSlots = 2;
 OPK_PARAMS_RULE constexpr bool norm_stash_shared_sums(int64_t esize, int chunks, int split, bool exact) {
     return esize == 2 && chunks == 4 && split == 1 && exact;
 }
-// layer_norm's 2-byte stash backwards run in clusters of kNormStashPair blocks, each
-// taking its own rows, that add their column sums before writing them (norms.cu,
-// merge_pair_sums): the partial rows are the grid's blocks / kNormStashPair. layer_norm
-// only: measured on an H200 (twenty-second session), pairs made its bf16 backward at
-// 4096x16384 5.4 % faster (two column sums a row) and rms_norm's 0-1.7 % slower at most
-// shapes (one sum; the cluster barriers and a GPC's odd SM cost more than half its partial
-// rows save).
-constexpr int kNormStashPair = 2;
-OPK_PARAMS_RULE constexpr bool norm_stash_pairs(bool layer, int64_t esize) { return layer && esize == 2; }
 constexpr int64_t kNormStashMinPacks = 256;
 constexpr int64_t kNormStashMaxPacks32 = 1024;
 // rms_norm's fp32 rows go through the stash up to config 2 (512 threads of four packs:
