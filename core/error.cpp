@@ -15,7 +15,7 @@ namespace opkit {
 // block of a dlopen()ed library. Every thread's first op call then lost the float
 // arguments live across its one thread-local lookup (opkit_axpy's alpha read as 0, and it
 // returned OPKIT_OK having added nothing): tests/linkage/first_call_after_dlopen.c. The
-// cost: 18 instructions an axpy call, 35 an rms_norm call (callgrind, docs/PERFORMANCE.md,
+// cost: 2 instructions an axpy call, 19 an rms_norm call (callgrind, docs/PERFORMANCE.md,
 // "Dispatch overhead"). The message lives in ThreadState (thread_state.h).
 
 opkit_status fail(opkit_status status, const char* fmt, ...) {
