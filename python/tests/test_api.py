@@ -234,3 +234,41 @@ def test_last_dispatch_counts_a_decline():
         assert (d.served_by, d.declined, d.first_declined_by) == ("default", 1, "decliner")
     finally:
         opkit.shutdown()
+
+
+FIRST_CALLS = r"""
+import threading
+import numpy as np
+import opkit
+
+def first_axpy(alpha, out):
+    x = np.ones(7, np.float32)
+    y = np.zeros(7, np.float32)
+    opkit.axpy(alpha, x, y)
+    out.append(y.tolist() == [alpha] * 7)
+
+results = []
+first_axpy(2.0, results)  # the process's first op call: no opkit.init before it
+threads = [threading.Thread(target=first_axpy, args=(a, results)) for a in (3.0, 5.0, 7.0)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(results)
+assert results == [True] * 4, results
+"""
+
+
+def test_each_threads_first_call_gets_its_float_arguments():
+    # In a fresh process, as an application sees it: the first op call of the process
+    # (implicit init) and of each new thread. With x86-64 TLS descriptors and glibc < 2.40
+    # these lost their float arguments (axpy's alpha read as 0) and returned OPKIT_OK
+    # (docs/decisions.md; tests/linkage/first_call_after_dlopen.c does the same in C).
+    import subprocess
+    import sys
+    from opkit import _library
+    env = dict(os.environ, OPKIT_VENDORS_DISABLE="cuda,rocm,ascend,blas",
+               OPKIT_LIBRARY=_library.LIBRARY_PATH,
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(opkit.__file__))))
+    r = subprocess.run([sys.executable, "-c", FIRST_CALLS], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
