@@ -14,7 +14,8 @@
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 
-#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace {
@@ -83,8 +84,15 @@ void BM_rms_norm_api(benchmark::State& state) {
 
 // The dlopen'ed library's entry points (NULL where it does not open: the benchmarks then
 // report an error instead of a time).
+// $OPKIT_BENCH_LIBRARY names another libopkit.so.1 (a copy of the build carried elsewhere,
+// an A/B against another build); by default the build tree's.
+const char* shared_library_path() {
+    const char* env = std::getenv("OPKIT_BENCH_LIBRARY");
+    return env && *env ? env : OPKIT_BENCH_SHARED_LIBRARY;
+}
+
 struct SharedLibrary {
-    void* handle = dlopen(OPKIT_BENCH_SHARED_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    void* handle = dlopen(shared_library_path(), RTLD_NOW | RTLD_LOCAL);
     decltype(&opkit_axpy) axpy = handle ? (decltype(&opkit_axpy))dlsym(handle, "opkit_axpy") : nullptr;
     decltype(&opkit_softmax_forward) softmax =
         handle ? (decltype(&opkit_softmax_forward))dlsym(handle, "opkit_softmax_forward") : nullptr;
@@ -102,7 +110,7 @@ template <class Call>
 void through_dlopen(benchmark::State& state, Call call) {
     const SharedLibrary& lib = shared_library();
     if (!lib.axpy || !lib.softmax || !lib.rms_norm) {
-        state.SkipWithError("dlopen of " OPKIT_BENCH_SHARED_LIBRARY " failed");
+        state.SkipWithError((std::string("dlopen of ") + shared_library_path() + " failed").c_str());
         return;
     }
     Row r(state.range(0));
