@@ -16,9 +16,18 @@
 // omp_get_thread_num, omp_set_num_threads): a region runs its function once for each
 // thread of a team of min(asked, N), one after another on the calling thread, so a test
 // sees how the vendor cut the rows ("omp_regions", "omp_team": the last team's size).
+// Built with FAKE_CBLAS_REAL_OPENMP (opkit_fake_cblas_openmp) it runs on GNU OpenMP
+// instead, as Debian's oneDNN does: real threads, found through its dependencies.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+
+#ifdef FAKE_CBLAS_REAL_OPENMP
+#include <dlfcn.h>
+#include <omp.h>
+
+#include <atomic>
+#endif
 
 namespace {
 
@@ -80,10 +89,44 @@ struct DnnlVersion {  // dnnl_version_t
 
 extern "C" __attribute__((visibility("default"))) const DnnlVersion* dnnl_version() {
     static DnnlVersion v = {9, 9, 9, "fake", 1, 0};
+#ifdef FAKE_CBLAS_REAL_OPENMP
+    v.cpu_runtime = 2;  // OpenMP
+#else
     v.cpu_runtime = team_cap() > 0 ? 2 /* OpenMP */ : 1 /* sequential */;
+#endif
     return &v;
 }
 
+#ifdef FAKE_CBLAS_REAL_OPENMP
+// The OpenMP build (opkit_fake_cblas_openmp): GNU OpenMP is a dependency of this library,
+// as of Debian's oneDNN, and serves omp_get_* itself; GOMP_parallel only counts the region
+// and the largest team it really ran with, and passes it on to libgomp's.
+namespace {
+std::atomic<int> g_real_team{0};
+struct Forward {
+    void (*fn)(void*);
+    void* data;
+};
+void run_forward(void* p) {
+    const Forward& f = *static_cast<const Forward*>(p);
+    const int n = omp_get_num_threads();
+    int seen = g_real_team.load();
+    while (n > seen && !g_real_team.compare_exchange_weak(seen, n)) {
+    }
+    f.fn(f.data);
+}
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) void GOMP_parallel(void (*fn)(void*), void* data,
+                                                                     unsigned threads, unsigned flags) {
+    using Fn = void (*)(void (*)(void*), void*, unsigned, unsigned);
+    static const Fn real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "GOMP_parallel"));
+    ++g_omp_regions;
+    Forward f{fn, data};
+    real(run_forward, &f, threads, flags);
+    g_omp_team = g_real_team.load();
+}
+#else
 extern "C" __attribute__((visibility("default"))) void GOMP_parallel(void (*fn)(void*), void* data,
                                                                      unsigned threads, unsigned) {
     ++g_omp_regions;
@@ -100,6 +143,7 @@ extern "C" __attribute__((visibility("default"))) int omp_get_max_threads() {
 extern "C" __attribute__((visibility("default"))) int omp_get_thread_num() { return g_omp_thread; }
 extern "C" __attribute__((visibility("default"))) int omp_get_num_threads() { return g_in_region ? g_omp_team : 1; }
 extern "C" __attribute__((visibility("default"))) void omp_set_num_threads(int n) { g_omp_set = n; }
+#endif
 
 extern "C" __attribute__((visibility("default"))) int dnnl_gemm_bf16bf16f32(
     char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a, int64_t lda,

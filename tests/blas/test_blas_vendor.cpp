@@ -454,6 +454,31 @@ TEST_CASE("bf16 through an OpenMP oneDNN: c is rounded (and, with beta, widened)
     CHECK(fake.calls("omp_regions") == regions1);
 }
 
+TEST_CASE("bf16 through an oneDNN on GNU OpenMP: the rounding runs on libgomp's real threads, every row written") {
+    if (!*OPKIT_FAKE_CBLAS_OPENMP) {
+        std::printf("SKIP: no OpenMP compiler support here: the OpenMP stand-in was not built\n");
+        std::fflush(stdout);
+        std::_Exit(77);
+    }
+    for (const char* v : {"OMP_NUM_THREADS", "OMP_THREAD_LIMIT", "OMP_DYNAMIC"}) unsetenv(v);
+    setenv("OPKIT_BLAS_LIBRARY", OPKIT_FAKE_CBLAS_OPENMP, 1);
+    setenv("OPKIT_ONEDNN_LIBRARY", OPKIT_FAKE_CBLAS_OPENMP, 1);
+    setenv("OPKIT_NUM_THREADS", "4", 1);  // oneDNN's team: four, whatever the cores
+    void* handle = dlopen(OPKIT_FAKE_CBLAS_OPENMP, RTLD_NOW | RTLD_LOCAL);
+    REQUIRE(handle);
+    auto calls = reinterpret_cast<int (*)(const char*)>(dlsym(handle, "fake_cblas_calls"));
+    REQUIRE(calls);
+    const int regions0 = calls("omp_regions");
+    // 300 x 1000 with beta: c widened, then rounded, each in a region of four threads
+    check_case(DT::bf16, {1, 1, 1, 300, 1000, 12, false, true, 1.0f, 0.5f, 0});
+    CHECK(calls("omp_regions") - regions0 == 2);
+    CHECK(calls("omp_team") == 4);  // omp_get_num_threads() inside libgomp's region
+    check_case(DT::bf16, {3, 3, 1, 129, 2048, 7, true, false, 0.5f, 0.0f, 1});
+    CHECK(calls("omp_regions") - regions0 == 2 + 3);
+    dlclose(handle);
+    for (const char* v : {"OPKIT_BLAS_LIBRARY", "OPKIT_ONEDNN_LIBRARY", "OPKIT_NUM_THREADS"}) unsetenv(v);
+}
+
 TEST_CASE("f32 with beta 0 goes to oneDNN's sgemm beside an untuned CBLAS; beta != 0, and a call that fails, "
           "to the CBLAS") {
     FakeLibraries fake;  // the stand-in CBLAS identifies as no tuned library
