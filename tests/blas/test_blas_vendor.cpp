@@ -377,12 +377,12 @@ TEST_CASE("a library named in OPKIT_BLAS_LIBRARY is used even unidentified, and 
 namespace {
 
 // The stand-in CBLAS, also named as oneDNN, kept loaded by our own handle so that its
-// call counters run on across opkit_shutdown.
+// call counters run on across opkit_shutdown; `path` picks its build (the OpenMP one).
 struct FakeLibraries {
-    FakeLibraries() {
-        setenv("OPKIT_BLAS_LIBRARY", OPKIT_FAKE_CBLAS, 1);
-        setenv("OPKIT_ONEDNN_LIBRARY", OPKIT_FAKE_CBLAS, 1);
-        handle = dlopen(OPKIT_FAKE_CBLAS, RTLD_NOW | RTLD_LOCAL);
+    explicit FakeLibraries(const char* path = OPKIT_FAKE_CBLAS) {
+        setenv("OPKIT_BLAS_LIBRARY", path, 1);
+        setenv("OPKIT_ONEDNN_LIBRARY", path, 1);
+        handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         REQUIRE(handle);
         counter = reinterpret_cast<int (*)(const char*)>(dlsym(handle, "fake_cblas_calls"));
         REQUIRE(counter);
@@ -468,22 +468,16 @@ TEST_CASE("bf16 through an oneDNN on GNU OpenMP: the rounding runs on libgomp's 
     std::_Exit(77);
 #endif
     for (const char* v : {"OMP_NUM_THREADS", "OMP_THREAD_LIMIT", "OMP_DYNAMIC"}) unsetenv(v);
-    setenv("OPKIT_BLAS_LIBRARY", OPKIT_FAKE_CBLAS_OPENMP, 1);
-    setenv("OPKIT_ONEDNN_LIBRARY", OPKIT_FAKE_CBLAS_OPENMP, 1);
     setenv("OPKIT_NUM_THREADS", "4", 1);  // oneDNN's team: four, whatever the cores
-    void* handle = dlopen(OPKIT_FAKE_CBLAS_OPENMP, RTLD_NOW | RTLD_LOCAL);
-    REQUIRE(handle);
-    auto calls = reinterpret_cast<int (*)(const char*)>(dlsym(handle, "fake_cblas_calls"));
-    REQUIRE(calls);
-    const int regions0 = calls("omp_regions");
+    FakeLibraries fake(OPKIT_FAKE_CBLAS_OPENMP);
+    const int regions0 = fake.calls("omp_regions");
     // 300 x 1000 with beta: c widened, then rounded, each in a region of four threads
     check_case(DT::bf16, {1, 1, 1, 300, 1000, 12, false, true, 1.0f, 0.5f, 0});
-    CHECK(calls("omp_regions") - regions0 == 2);
-    CHECK(calls("omp_team") == 4);  // omp_get_num_threads() inside libgomp's region
+    CHECK(fake.calls("omp_regions") - regions0 == 2);
+    CHECK(fake.calls("omp_team") == 4);  // omp_get_num_threads() inside libgomp's region
     check_case(DT::bf16, {3, 3, 1, 129, 2048, 7, true, false, 0.5f, 0.0f, 1});
-    CHECK(calls("omp_regions") - regions0 == 2 + 3);
-    dlclose(handle);
-    for (const char* v : {"OPKIT_BLAS_LIBRARY", "OPKIT_ONEDNN_LIBRARY", "OPKIT_NUM_THREADS"}) unsetenv(v);
+    CHECK(fake.calls("omp_regions") - regions0 == 2 + 3);
+    unsetenv("OPKIT_NUM_THREADS");
 }
 
 TEST_CASE("f32 with beta 0 goes to oneDNN's sgemm beside an untuned CBLAS; beta != 0, and a call that fails, "
