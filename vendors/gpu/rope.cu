@@ -193,6 +193,11 @@ OPK_DEV void rope(const RopeArgs& a) {
 
 template <typename T>
 OPK_DEV void rope_any(const RopeArgs& a) {
+    // Launched dependent on the kernel before it (launch_dependent, sm_90+): its blocks may
+    // be scheduled once that kernel's blocks have all left, before its grid is retired, and
+    // wait here, before any load or store, for it and its writes (rope on q then k: k's
+    // launch overlaps q's end).
+    wait_for_prior_grid();
     if (a.backward)
         rope<T, true>(a);
     else
@@ -204,19 +209,6 @@ OPK_DEV void rope_any(const RopeArgs& a) {
 
 using namespace opk;
 
-// Launched dependent on the kernel before it (launch_dependent, sm_90+): its blocks may be
-// scheduled once that kernel's blocks have all left, before its grid is retired, and wait
-// here, before any load or store, for it and its writes (rope on q then k: k's launch
-// overlaps q's end).
-OPK_KERNEL(opk_rope_f32, 256)(const RopeArgs a) {
-    wait_for_prior_grid();
-    rope_any<float>(a);
-}
-OPK_KERNEL(opk_rope_f16, 256)(const RopeArgs a) {
-    wait_for_prior_grid();
-    rope_any<opk_f16>(a);
-}
-OPK_KERNEL(opk_rope_bf16, 256)(const RopeArgs a) {
-    wait_for_prior_grid();
-    rope_any<opk_bf16>(a);
-}
+OPK_KERNEL(opk_rope_f32, 256)(const RopeArgs a) { rope_any<float>(a); }
+OPK_KERNEL(opk_rope_f16, 256)(const RopeArgs a) { rope_any<opk_f16>(a); }
+OPK_KERNEL(opk_rope_bf16, 256)(const RopeArgs a) { rope_any<opk_bf16>(a); }
