@@ -82,8 +82,6 @@ void BM_rms_norm_api(benchmark::State& state) {
     }
 }
 
-// The dlopen'ed library's entry points (NULL where it does not open: the benchmarks then
-// report an error instead of a time).
 // $OPKIT_BENCH_LIBRARY names another libopkit.so.1 (a copy of the build carried elsewhere,
 // an A/B against another build); by default the build tree's.
 const char* shared_library_path() {
@@ -91,6 +89,8 @@ const char* shared_library_path() {
     return env && *env ? env : OPKIT_BENCH_SHARED_LIBRARY;
 }
 
+// The dlopen'ed library's entry points (NULL where it does not open: the benchmarks then
+// report an error instead of a time).
 struct SharedLibrary {
     void* handle = dlopen(shared_library_path(), RTLD_NOW | RTLD_LOCAL);
     decltype(&opkit_axpy) axpy = handle ? (decltype(&opkit_axpy))dlsym(handle, "opkit_axpy") : nullptr;
