@@ -88,7 +88,7 @@ def table(doc):
 def steps(doc):
     """[(name, shape, dtype, times, frac of copy, GB/s)] of each training step: an op pair's
     forward and backward summed (cross-entropy's "(+dlogits)" forward alone)."""
-    bw = doc["info"].get("driver_copy_GBps")
+    run_bw = doc["info"].get("driver_copy_GBps")
     by_key = {(r["op"], r["shape"], r["dtype"]): r for r in doc["rows"]}
     out = []
     for (op, shape, dtype), f in by_key.items():
@@ -108,6 +108,7 @@ def steps(doc):
             t[i] = sum(ms) if all(m is not None for m in ms) else None
         moved = sum((p.get("opkit_GBps") or 0) * (p.get("opkit_ms") or 0) * 1e6 for p in parts)
         gbps = moved / t["opkit"] / 1e6 if t["opkit"] else None
+        bw = f.get("copy_GBps_of_its_run", run_bw)  # merged(): the copy bandwidth of the row's own run
         frac = gbps / bw if gbps and bw else None
         out.append((name, shape, dtype, t, frac, gbps))
     return out
@@ -119,7 +120,8 @@ def step_lines(doc):
 
 def merged(docs):
     """One document of the rows of `docs`, a later document's row replacing an earlier
-    one's of the same (op, shape, dtype); info of the first. Raises ValueError when the
+    one's of the same (op, shape, dtype); info of the first, each row keeping its own run's
+    copy bandwidth (its training step's fraction is of that). Raises ValueError when the
     documents come from different GPUs."""
     gpus = {d["info"].get("gpu") for d in docs}
     if len(gpus) != 1:
@@ -127,7 +129,7 @@ def merged(docs):
     rows = {}
     for d in docs:
         for r in d["rows"]:
-            rows[(r["op"], r["shape"], r["dtype"])] = r
+            rows[(r["op"], r["shape"], r["dtype"])] = dict(r, copy_GBps_of_its_run=d["info"].get("driver_copy_GBps"))
     return {"info": docs[0]["info"], "rows": list(rows.values())}
 
 

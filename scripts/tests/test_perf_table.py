@@ -69,6 +69,15 @@ def test_training_steps_sum_forward_and_backward():
     assert "| softmax (fwd+bwd) | bf16 | 0.90 at A | **0.67x** (target 1) at A | 1.67x at A |" in text, text
 
 
+def test_a_merged_training_step_is_a_fraction_of_its_own_runs_copy_bandwidth():
+    first = doc([row("softmax_forward", "A", 1.0, frac=0.5), row("softmax_backward", "A", 1.0, frac=0.5)])
+    later = doc([row("softmax_forward", "A", 1.0, frac=0.9), row("softmax_backward", "A", 1.0, frac=0.9)])
+    later["info"]["driver_copy_GBps"] = 2 * BW  # the later run measured twice the copy rate
+    # its rows moved 0.9 * BW GB/s, which is 0.45 of ITS copy bandwidth (0.9 of the first's)
+    frac, _, _ = by_name(perf_table.summary_rows(perf_table.merged([first, later])))[("softmax (fwd+bwd)", "bf16")]
+    assert abs(frac[0] - 0.45) < 1e-9, frac
+
+
 def test_the_sixteenth_session_s_runs():
     paths = [os.path.join(ROOT, "bench", "results", "2026-11-29-s15", "r3", "compare-bf16.json"),
              os.path.join(ROOT, "bench", "results", "2026-11-29-s16", "r5", "compare-norms-bf16.json")]
