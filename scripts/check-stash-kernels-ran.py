@@ -27,6 +27,7 @@ NORM_CONFIGS = {"f32": (0, 1), "f16": (0, 1, 2), "bf16": (0, 1, 2)}  # kNormStas
 RMS_F32_CONFIGS = (0, 1, 2)  # ... but rms_norm's has (kRmsStashMaxPacks32)
 NORM_SPLIT = {"f32": (2,)}  # fp32 rows split over a cluster of kNormStashSplit blocks
 LN_FWD_CONFIGS = {"f16": (0, 1)}  # kLnFwdStashConfigs: f16 only
+LN_PAIR_TYPES = ("f16", "bf16")  # norm_stash_pairs: layer_norm's 2-byte kernels, pairs of blocks
 
 
 def expected_names():
@@ -35,8 +36,9 @@ def expected_names():
         names.update(f"opk_ce_fwd_stash_{dt}_k{k}" for k in CE_CLUSTERS)
         for op in ("rms", "ln"):
             for i in RMS_F32_CONFIGS if (op, dt) == ("rms", "f32") else NORM_CONFIGS[dt]:
-                names.add(f"opk_{op}_bwd_stash_{dt}_s{i}")
-                names.add(f"opk_{op}_bwd_stash_{dt}_s{i}_exact")
+                pair = "_k2" if op == "ln" and dt in LN_PAIR_TYPES else ""
+                names.add(f"opk_{op}_bwd_stash_{dt}_s{i}{pair}")
+                names.add(f"opk_{op}_bwd_stash_{dt}_s{i}{pair}_exact")
             for i in LN_FWD_CONFIGS.get(dt, ()) if op == "ln" else ():
                 names.add(f"opk_ln_fwd_stash_{dt}_s{i}")
             for k in NORM_SPLIT.get(dt, ()):

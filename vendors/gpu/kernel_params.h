@@ -209,6 +209,15 @@ constexpr int kNormStashSlots = 2;
 OPK_PARAMS_RULE constexpr bool norm_stash_shared_sums(int64_t esize, int chunks, int split, bool exact) {
     return esize == 2 && chunks == 4 && split == 1 && exact;
 }
+// layer_norm's 2-byte stash backwards run in clusters of kNormStashPair blocks, each
+// taking its own rows, that add their column sums before writing them (norms.cu,
+// merge_pair_sums): the partial rows are the grid's blocks / kNormStashPair. layer_norm
+// only: measured on an H200 (twenty-second session), pairs made its bf16 backward at
+// 4096x16384 5.4 % faster (two column sums a row) and rms_norm's 0-1.7 % slower at most
+// shapes (one sum; the cluster barriers and a GPC's odd SM cost more than half its partial
+// rows save).
+constexpr int kNormStashPair = 2;
+OPK_PARAMS_RULE constexpr bool norm_stash_pairs(bool layer, int64_t esize) { return layer && esize == 2; }
 constexpr int64_t kNormStashMinPacks = 256;
 constexpr int64_t kNormStashMaxPacks32 = 1024;
 // rms_norm's fp32 rows go through the stash up to config 2 (512 threads of four packs:
@@ -470,20 +479,25 @@ struct EmbeddingArgs {
 #define OPK_STASH_NAMES(stem) \
     { stem "_k1", stem "_k2", stem "_k4", stem "_k8" }
 // The norm stash kernels of one family (kNormStashConfigs): [dtype][config][exact].
-#define OPK_NORM_STASH_TYPE(stem, dt)                                                              \
+// sfx: "_k2" where the kernels run in pairs of blocks (norm_stash_pairs), "" elsewhere. Every
+// kernel that uses distributed shared memory has _k<cluster> in its name, which is what
+// scripts/gpu-check.sh's racecheck step instruments: racecheck cannot leave such a kernel
+// uninstrumented (docs/gpu-runs.md, 2026-11-30).
+#define OPK_NORM_STASH_TYPE(stem, dt, sfx)                                                         \
     {                                                                                              \
-        {stem "_" dt "_s0", stem "_" dt "_s0_exact"}, {stem "_" dt "_s1", stem "_" dt "_s1_exact"}, \
-            {stem "_" dt "_s2", stem "_" dt "_s2_exact"},                                          \
+        {stem "_" dt "_s0" sfx, stem "_" dt "_s0" sfx "_exact"},                                   \
+            {stem "_" dt "_s1" sfx, stem "_" dt "_s1" sfx "_exact"},                               \
+            {stem "_" dt "_s2" sfx, stem "_" dt "_s2" sfx "_exact"},                               \
     }
 // layer_norm's fp32 has no s2 kernel (kNormStashMaxPacks32), rms_norm's has
-// (kRmsStashMaxPacks32).
+// (kRmsStashMaxPacks32); layer_norm's 2-byte kernels run in pairs (norm_stash_pairs).
 #define OPK_LN_STASH_NAMES(stem)                                                                    \
     {                                                                                               \
         {{stem "_f32_s0", stem "_f32_s0_exact"}, {stem "_f32_s1", stem "_f32_s1_exact"}, {nullptr, nullptr}}, \
-            OPK_NORM_STASH_TYPE(stem, "f16"), OPK_NORM_STASH_TYPE(stem, "bf16")                     \
+            OPK_NORM_STASH_TYPE(stem, "f16", "_k2"), OPK_NORM_STASH_TYPE(stem, "bf16", "_k2")       \
     }
 #define OPK_RMS_STASH_NAMES(stem) \
-    { OPK_NORM_STASH_TYPE(stem, "f32"), OPK_NORM_STASH_TYPE(stem, "f16"), OPK_NORM_STASH_TYPE(stem, "bf16") }
+    { OPK_NORM_STASH_TYPE(stem, "f32", ""), OPK_NORM_STASH_TYPE(stem, "f16", ""), OPK_NORM_STASH_TYPE(stem, "bf16", "") }
 // layer_norm's f16 forwards through a ring (kLnFwdStashConfigs): [config].
 #define OPK_LN_FWD_STASH_NAMES(stem) \
     { stem "_f16_s0", stem "_f16_s1" }

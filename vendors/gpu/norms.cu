@@ -680,9 +680,31 @@ struct ColumnSharedSums {
     }
 };
 
-template <typename T, int B, int C, bool Ln, bool Exact, int K = 1>
+// M = 2 (the 2-byte kernels, clusters of two blocks, each taking its own rows): after the
+// last row the pair adds its column sums through distributed shared memory, each block half
+// of the columns, and writes one partial row a pair: half the [groups][n] rows to write
+// here and to read in opk_column_sum (17 MB at bf16 4096x16384 for layer_norm's two sums,
+// against 403 MB of x, dy and dx). The ring's space takes the register sums first.
+template <int B>
+OPK_DEV void merge_pair_sums(float* mine, float* out, int64_t n) {
+    if (!out) return;
+    auto cl = cooperative_groups::this_cluster();
+    const int rank = int(cl.block_rank());
+    float* other = cl.map_shared_rank(mine, rank ^ 1);
+    const float4* first = reinterpret_cast<const float4*>(rank == 0 ? mine : other);
+    const float4* second = reinterpret_cast<const float4*>(rank == 0 ? other : mine);
+    const int64_t quads = n / 4, lo = rank == 0 ? 0 : quads / 2, hi = rank == 0 ? quads / 2 : quads;
+    for (int64_t q = lo + threadIdx.x; q < hi; q += B) {
+        const float4 u = first[q], v = second[q];  // rank 0's, then rank 1's: a fixed order
+        reinterpret_cast<float4*>(out)[q] = make_float4(u.x + v.x, u.y + v.y, u.z + v.z, u.w + v.w);
+    }
+}
+
+template <typename T, int B, int C, bool Ln, bool Exact, int K = 1, int M = 1>
 OPK_DEV void norm_backward_stash(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
+    static_assert(M == 1 || (K == 1 && M == 2 && sizeof(T) == 2),
+                  "pairs merge whole rows' sums, and their ring (8n bytes) holds two fp32 rows of n");
     constexpr bool kWeightOnce = Ln && sizeof(T) == 2 && C <= 2;
     // One family of column sums after the ring (kernel_params.h): layer_norm's dbias,
     // rms_norm's dweight.
@@ -700,7 +722,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     // block, g's rows, and the whole row.
     int rank = 0;
     if constexpr (K > 1) rank = int(cooperative_groups::this_cluster().block_rank());
-    const int64_t cluster = K > 1 ? int64_t(blockIdx.x) / K : g.group;
+    const int64_t cluster = K > 1 ? int64_t(blockIdx.x) / K : M > 1 ? int64_t(blockIdx.x) / M : g.group;
     const int64_t first_row = K > 1 ? cluster : g.first_row, row_step = K > 1 ? int64_t(gridDim.x) / K : g.row_step;
     const Span whole = g.span(a.n, P);
     const int64_t first_elem = K > 1 ? int64_t(rank) * (whole.packs / K) * P : 0;
@@ -711,11 +733,16 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
         K > 1 && a.weight ? static_cast<const T*>(a.weight) + first_elem : static_cast<const T*>(a.weight);
     RowCache<T, C> weight = WeightRegs<T, C>(weight_part, sp, a.weight_vec, 0.0f).packs;  // raw
     const float offset = !Ln && a.weight ? a.weight_offset : 0.0f;  // no weight: 1, as column_pack
-    const int64_t groups = gridDim.x / K;
+    const int64_t groups = gridDim.x / (K * M);
     float* const dw_row = a.want_dweight ? a.partial + cluster * a.n + first_elem : nullptr;
-    ColumnRegs<P, kSharedDw ? 1 : C> dw(kSharedDw ? nullptr : dw_row, nullptr, sp);
     float* const db_row = Ln && a.want_dbias ? a.partial + (groups + cluster) * a.n + first_elem : nullptr;
-    ColumnRegs<P, kSharedDbias ? 1 : C> db(kSharedDbias ? nullptr : db_row, nullptr, sp);
+    // M > 1: the register sums go to the ring's space (2n floats: the host launches two slots
+    // at least), dweight's first, then dbias's; then, added to the partner's, out a pair.
+    float* const ring_sums = reinterpret_cast<float*>(ring);
+    float* const dw_regs_out = M > 1 && dw_row ? ring_sums : dw_row;
+    float* const db_regs_out = M > 1 && db_row ? ring_sums + a.n : db_row;
+    ColumnRegs<P, kSharedDw ? 1 : C> dw(kSharedDw ? nullptr : dw_regs_out, nullptr, sp);
+    ColumnRegs<P, kSharedDbias ? 1 : C> db(kSharedDbias ? nullptr : db_regs_out, nullptr, sp);
     ColumnSharedSums<P, C> shared_sums(reinterpret_cast<float*>(ring + int64_t(a.stash_slots) * 2 * sp.packs),
                                        kSharedDbias ? db_row : kSharedDw ? dw_row : nullptr, sp);
     const int mine = first_row < a.rows ? int((a.rows - first_row + row_step - 1) / row_step) : 0;
@@ -814,9 +841,19 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     async_wait_pending<0>();
     // No block leaves while another may still read its exchange slots.
     if constexpr (K > 1) cooperative_groups::this_cluster().sync();
-    dw.flush(sp);
-    db.flush(sp);
-    if constexpr (kSharedSums) shared_sums.flush(sp);
+    if constexpr (M > 1) {
+        __syncthreads();  // every thread is done with the ring: its space takes the sums
+        dw.flush(sp);
+        db.flush(sp);
+        cooperative_groups::this_cluster().sync();  // both blocks' sums in shared memory
+        merge_pair_sums<B>(kSharedDw ? shared_sums.col : ring_sums, dw_row, a.n);
+        if constexpr (Ln) merge_pair_sums<B>(kSharedDbias ? shared_sums.col : ring_sums + a.n, db_row, a.n);
+        cooperative_groups::this_cluster().sync();  // the partner has read this block's sums
+    } else {
+        dw.flush(sp);
+        db.flush(sp);
+        if constexpr (kSharedSums) shared_sums.flush(sp);
+    }
 }
 
 // layer_norm's forward with the rows read through a ring of a.stash_slots rows of x in
@@ -949,30 +986,37 @@ OPK_ROW_KERNEL_C1_2BYTE(opk_ln_bwd_long, NormArgs, ln_backward_long, kRowConfigs
 OPK_ROW_KERNEL_C1_2BYTE(opk_rms_bwd_long, NormArgs, rms_backward, kRowConfigsNormBwd16Long, OPK_ROW_RESIDENT_THREADS_WIDE)
 
 #if OPK_CLUSTERS
-// The stash backwards (kNormStashConfigs): clusters of one block, so that the host asks
+// The stash backwards (kNormStashConfigs): clusters (fp32: of one block), so that the host asks
 // the driver how many fit at once (cuOccupancyMaxActiveClusters) as for cross-entropy's.
+// layer_norm's 2-byte rows: clusters of kNormStashPair blocks that merge their column sums
+// (M above; kernel_params.h, norm_stash_pairs).
 #define OPK_NORM_STASH_KERNEL(name, T, i, Ln, Exact)                                             \
-    extern "C" __global__ void __cluster_dims__(1, 1, 1)                                         \
+    extern "C" __global__ void __cluster_dims__(opk::norm_stash_pairs(Ln, sizeof(T)) ? opk::kNormStashPair : 1, 1, 1) \
         OPK_BOUNDS_RESIDENT(opk::kNormStashConfigs[i].threads, opk::kNormStashResident) name(const NormArgs a) { \
-        norm_backward_stash<T, opk::kNormStashConfigs[i].threads, opk::kNormStashConfigs[i].chunks, Ln, Exact>(a); \
+        norm_backward_stash<T, opk::kNormStashConfigs[i].threads, opk::kNormStashConfigs[i].chunks, Ln, Exact, 1, \
+                            opk::norm_stash_pairs(Ln, sizeof(T)) ? opk::kNormStashPair : 1>(a);  \
     }
-#define OPK_NORM_STASH_CONFIG(stem, dt, T, i, Ln)     \
-    OPK_NORM_STASH_KERNEL(stem##_##dt##_s##i, T, i, Ln, false) \
-    OPK_NORM_STASH_KERNEL(stem##_##dt##_s##i##_exact, T, i, Ln, true)
-#define OPK_NORM_STASH_TYPE_KERNELS(stem, dt, T, Ln) \
-    OPK_NORM_STASH_CONFIG(stem, dt, T, 0, Ln)       \
-    OPK_NORM_STASH_CONFIG(stem, dt, T, 1, Ln)       \
-    OPK_NORM_STASH_CONFIG(stem, dt, T, 2, Ln)
-#define OPK_NORM_STASH_2BYTE_KERNELS(stem, Ln)           \
-    OPK_NORM_STASH_TYPE_KERNELS(stem, f16, opk_f16, Ln) \
-    OPK_NORM_STASH_TYPE_KERNELS(stem, bf16, opk_bf16, Ln)
+// sfx: _k2 for the pairs' kernels (kernel_params.h, OPK_LN_STASH_NAMES), empty for the rest.
+#define OPK_NORM_STASH_CONFIG(stem, dt, T, i, Ln, sfx)     \
+    OPK_NORM_STASH_KERNEL(stem##_##dt##_s##i##sfx, T, i, Ln, false) \
+    OPK_NORM_STASH_KERNEL(stem##_##dt##_s##i##sfx##_exact, T, i, Ln, true)
+#define OPK_NORM_STASH_TYPE_KERNELS(stem, dt, T, Ln, sfx) \
+    OPK_NORM_STASH_CONFIG(stem, dt, T, 0, Ln, sfx)       \
+    OPK_NORM_STASH_CONFIG(stem, dt, T, 1, Ln, sfx)       \
+    OPK_NORM_STASH_CONFIG(stem, dt, T, 2, Ln, sfx)
+#define OPK_NORM_STASH_2BYTE_KERNELS(stem, Ln, sfx)           \
+    OPK_NORM_STASH_TYPE_KERNELS(stem, f16, opk_f16, Ln, sfx) \
+    OPK_NORM_STASH_TYPE_KERNELS(stem, bf16, opk_bf16, Ln, sfx)
 // fp32: layer_norm's configs 0 and 1 (kNormStashMaxPacks32), rms_norm's all three
 // (kRmsStashMaxPacks32).
-OPK_NORM_STASH_TYPE_KERNELS(opk_rms_bwd_stash, f32, float, false)
-OPK_NORM_STASH_2BYTE_KERNELS(opk_rms_bwd_stash, false)
-OPK_NORM_STASH_CONFIG(opk_ln_bwd_stash, f32, float, 0, true)
-OPK_NORM_STASH_CONFIG(opk_ln_bwd_stash, f32, float, 1, true)
-OPK_NORM_STASH_2BYTE_KERNELS(opk_ln_bwd_stash, true)
+OPK_NORM_STASH_TYPE_KERNELS(opk_rms_bwd_stash, f32, float, false, )
+OPK_NORM_STASH_2BYTE_KERNELS(opk_rms_bwd_stash, false, )
+OPK_NORM_STASH_CONFIG(opk_ln_bwd_stash, f32, float, 0, true, )
+OPK_NORM_STASH_CONFIG(opk_ln_bwd_stash, f32, float, 1, true, )
+OPK_NORM_STASH_2BYTE_KERNELS(opk_ln_bwd_stash, true, _k2)
+static_assert(opk::norm_stash_pairs(true, 2) && !opk::norm_stash_pairs(false, 2) && !opk::norm_stash_pairs(true, 4) &&
+                  opk::kNormStashPair == 2,
+              "the pairs' kernels are layer_norm's 2-byte ones, and their names say _k2");
 static_assert(sizeof(opk::kNormStashConfigs) / sizeof(opk::kNormStashConfigs[0]) == 3, "a kernel for every config");
 // layer_norm's f16 forwards through a ring (kLnFwdStashConfigs): clusters of one block,
 // so that the host asks the driver how many fit at once, as for the backwards.

@@ -104,15 +104,21 @@ const char* stash_backward_plan(Device& d, bool layer, int type, int64_t rows, i
     // fewer registers let a third 256-thread block fit (f16 rms_norm, 80 registers), the
     // rows in flight rose and it ran slower (H200, 32768x4096: 0.207 -> 0.229 ms; three
     // slots a block measured the same way, kernel_params.h).
-    const int64_t fit = active_clusters(d, Module::norms, name, unsigned(c.threads), smem, split);
+    // layer_norm's 2-byte rows: clusters of kNormStashPair blocks, each with rows of its
+    // own, one partial row a cluster (norms.cu, merge_pair_sums).
+    const bool pairs = opk::norm_stash_pairs(layer, es);
+    const int cluster = pairs ? opk::kNormStashPair : split;
+    const int64_t fit = active_clusters(d, Module::norms, name, unsigned(c.threads), smem, cluster);
     const int64_t clusters =
-        std::min<int64_t>(fit, int64_t(d.sm_count) * (opk::kNormStashResident / c.threads) / split);
+        std::min<int64_t>(fit, int64_t(d.sm_count) * (opk::kNormStashResident / c.threads) / cluster);
     if (clusters < 1) return nullptr;
     RowPlan f{};
     f.config = 1;
     f.block = unsigned(c.threads);
-    f.groups = std::min(rows, clusters);
-    f.grid = size_t(f.groups) * size_t(split);
+    // One row at least for each cluster (a pair's blocks: one at least for the pair).
+    const int64_t rows_a_cluster = pairs ? opk::kNormStashPair : 1;
+    f.groups = std::min((rows + rows_a_cluster - 1) / rows_a_cluster, clusters);
+    f.grid = size_t(f.groups) * size_t(cluster);
     f.smem = smem;
     *p = f;
     *slots = ring;
