@@ -271,7 +271,9 @@ TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)
     // On a device with thread-block clusters (sm_90+), both backwards of whole aligned rows
     // of 257 to 2048 packs (fp32 layer_norm: to 1024) run opk_{rms,ln}_bwd_stash_<dtype>_s<i>[_exact]
     // (kNormStashConfigs): 256 threads of two packs (s0), 512 of two (s1), 512 of four (s2),
-    // _exact where the row is exactly that. Per dtype the widths below are, in that order,
+    // _exact where the row is exactly that; layer_norm's 2-byte ones are named _s<i>_k2 and run
+    // in pairs of blocks that add their column sums (norm_stash_pairs; with 3 rows one block of
+    // the second pair has none). Per dtype the widths below are, in that order,
     // s0 exact, s0 with the fewest packs it takes (257), s1 exact, s1 guarded, s2 exact (2-byte
     // layer_norm's dbias and rms_norm's dweight summed in shared memory there:
     // norm_stash_shared_sums), s2 guarded (fp32 layer_norm: the last two take the register-sum kernels,
