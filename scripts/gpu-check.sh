@@ -92,7 +92,8 @@ fi
 # natively. racecheck cannot run a kernel that touches distributed shared memory without
 # instrumenting it ("The Sanitizer failed to handle a hardware exception" at its first
 # launch, shown on an H200 with the fp32 _k2 kernels left out of the filter: docs/gpu-runs.md,
-# 2026-11-30), so every such kernel's name carries _k<cluster> (kernel_params.h).
+# 2026-11-30), so every such kernel's name carries _k<cluster> (kernel_params.h; checked
+# on the build machine by scripts/check-cluster-kernel-names.py, a ctest case).
 # Where they do not exist (before sm_90) nothing would be instrumented: the steps say so.
 stash_case="ops: norm backwards through the stash kernels*"
 if command -v compute-sanitizer >/dev/null && [ $sm90 = 1 ]; then

@@ -482,7 +482,8 @@ struct EmbeddingArgs {
 // sfx: "_k2" where the kernels run in pairs of blocks (norm_stash_pairs), "" elsewhere. Every
 // kernel that uses distributed shared memory has _k<cluster> in its name, which is what
 // scripts/gpu-check.sh's racecheck step instruments: racecheck cannot leave such a kernel
-// uninstrumented (docs/gpu-runs.md, 2026-11-30).
+// uninstrumented (docs/gpu-runs.md, 2026-11-30); scripts/check-cluster-kernel-names.py checks
+// the rule on the sm_90 SASS (a kernel with the cluster barrier has the suffix, and only such).
 #define OPK_NORM_STASH_TYPE(stem, dt, sfx)                                                         \
     {                                                                                              \
         {stem "_" dt "_s0" sfx, stem "_" dt "_s0" sfx "_exact"},                                   \
