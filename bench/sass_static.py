@@ -183,6 +183,24 @@ def read_binary(tool, binary, arch=None):
     return parse_sass(sass.stdout, arch), parse_resources(res.stdout, arch)
 
 
+def gate_inputs(paths, who):
+    """(files, cuobjdump, None) for the build-machine gates over the cuda vendor's fatbins
+    (scripts/check-cuda-spills.py, scripts/check-cluster-kernel-names.py): each path a fatbin
+    or cubin, or a directory of *.fatbin. Where there is nothing to read, (.., .., status)
+    with the reason printed: 2 no fatbin given or found, 77 no cuobjdump (a skip)."""
+    files = []
+    for f in paths:
+        files += sorted(glob.glob(os.path.join(f, "*.fatbin"))) if os.path.isdir(f) else [f]
+    if not files:
+        print(f"{who}: no fatbin given or found", file=sys.stderr)
+        return files, None, 2
+    tool = find_cuobjdump()
+    if not tool:
+        print(f"{who}: SKIPPED: no cuobjdump (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
+        return files, None, 77
+    return files, tool, None
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("binary", help="cubin or fatbin")

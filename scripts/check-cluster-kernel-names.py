@@ -21,7 +21,6 @@ breaks the rule, 2 bad usage, 77 no cuobjdump or no kernel of that architecture 
 shows it as skipped).
 """
 import argparse
-import glob
 import os
 import re
 import sys
@@ -58,16 +57,9 @@ def main():
     p.add_argument("fatbins", nargs="+", help="fatbin or cubin files, or directories of *.fatbin")
     p.add_argument("--arch", default="sm_90")
     args = p.parse_args()
-    files = []
-    for f in args.fatbins:
-        files += sorted(glob.glob(os.path.join(f, "*.fatbin"))) if os.path.isdir(f) else [f]
-    if not files:
-        print("check-cluster-kernel-names: no fatbin given or found", file=sys.stderr)
-        return 2
-    tool = sass_static.find_cuobjdump()
-    if not tool:
-        print("check-cluster-kernel-names: SKIPPED: no cuobjdump (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
-        return 77
+    files, tool, status = sass_static.gate_inputs(args.fatbins, "check-cluster-kernel-names")
+    if status is not None:
+        return status
     kernels = {}
     for f in files:
         try:

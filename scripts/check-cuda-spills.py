@@ -24,7 +24,6 @@ that matches no kernel), 2 bad usage, 77 no cuobjdump or no kernel of that archi
 """
 import argparse
 import fnmatch
-import glob
 import os
 import sys
 
@@ -96,16 +95,9 @@ def main():
     p.add_argument("--budgets", default=os.path.join(HERE, "cuda-spill-budgets.tsv"))
     p.add_argument("--suggest", action="store_true", help="print budget rows with today's values")
     args = p.parse_args()
-    files = []
-    for f in args.fatbins:
-        files += sorted(glob.glob(os.path.join(f, "*.fatbin"))) if os.path.isdir(f) else [f]
-    if not files:
-        print("check-cuda-spills: no fatbin given or found", file=sys.stderr)
-        return 2
-    tool = sass_static.find_cuobjdump()
-    if not tool:
-        print("check-cuda-spills: SKIPPED: no cuobjdump (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
-        return 77
+    files, tool, status = sass_static.gate_inputs(args.fatbins, "check-cuda-spills")
+    if status is not None:
+        return status
     values = {}
     for f in files:
         try:
