@@ -490,6 +490,10 @@ TEST_CASE("ops: rope forward and backward match the CPU", "[gpu][ops]") {
         // Dense [B,T,H,D], not in place: [B,T,D] angles with one pack a half (D = 16 in the
         // 2-byte types), and six packs a half (D = 96).
         {3, 11, 5, 16, true, false, false, 0},   {2, 6, 7, 96, false, false, false, 0},
+        // Past the 2-byte kernels' L2 prefetch distance (rope.cu, prefetch_position_ahead:
+        // 4 MB of x ahead): 600 positions of 32 heads of 128 (8 KB a position in 2-byte
+        // types, 512 ahead) and 2100 of 8 (2 KB, 2048 ahead), dense [B,T,H,D].
+        {1, 600, 32, 128, false, false, false, 0}, {2, 1050, 8, 128, true, false, false, 0},
     };
     for (opkit_dtype d : kFloats)
         for (const RopeCase& c : cases) {

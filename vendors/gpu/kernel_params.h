@@ -114,6 +114,20 @@ static_assert(kRowConfigsFwdWide[1].chunks == kRowConfigsRmsFwdWide[1].chunks, "
 constexpr int kFixedChunks = 8;
 constexpr int kFixedChunksX4 = 4;
 constexpr int kFixedChunks16 = 4;
+// The fixed-group forwards ask L2 (sm_90+: one bulk prefetch by the group's first thread,
+// rows.cuh prefetch_row_ahead) for the row kRowPrefetchAheadBytes of rows ahead of their
+// own, so that the block that takes it finds it in L2 and the DRAM reads of later rows
+// are in flight while this one is reduced. Measured on the H200 (twenty-fourth session,
+// bench/results/2026-11-30-s24/r1, r2: gpu_compare --impls opkit, two or three rounds
+// alternating with the library without it; time ratios): 1 MB ahead 0.971-0.995, 2 MB
+// 0.943-0.996, 4 MB 0.930-0.991 at every fp32 and bf16 forward of softmax, rms_norm and
+// layer_norm at 32768x4096, 8192x8192 and 4096x16384 (bf16 layer_norm 4096x16384 0.0781
+// -> 0.0727 ms); a resident wave's rows ahead (8.4 MB at the bf16 shapes) 0.955-1.028 and
+// 17 MB 1.22-1.39, the prefetched rows evicted before their blocks read them. rope's
+// 2-byte kernels prefetch as far ahead (rope.cu). Tried and not kept: the norm stash
+// backwards one ring round ahead, the embedding forward's table rows, the softmax
+// backward's exact rows (docs/PERFORMANCE.md, the twenty-fourth session).
+constexpr int64_t kRowPrefetchAheadBytes = int64_t(4) << 20;
 // One fixed-group kernel as the host picks it (fixed_group_plan): rows of exactly
 // threads * chunks packs.
 struct FixedKernel {

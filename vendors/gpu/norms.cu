@@ -134,6 +134,7 @@ OPK_DEV void rms_forward_rows(const NormArgs& a, float* smem) {
         };
         if constexpr (cached) {
             x.template load<Exact>(xr, sp, a.x.vec);
+            if constexpr (Exact && G > 0) prefetch_row_ahead<T, G, C>(a.x, r, a.rows, g.lane);
             x.template each<Exact>(sp, square);
         } else {
             stream_row<T, CacheHint::keep>(xr, sp, a.x.vec, 0.0f, square);
@@ -380,6 +381,7 @@ OPK_DEV void ln_forward_rows(const NormArgs& a, float* smem) {
         float mu, var;
         if constexpr (cached) {
             x.template load<Exact>(xr, sp, a.x.vec);
+            if constexpr (Exact && G > 0) prefetch_row_ahead<T, G, C>(a.x, r, a.rows, g.lane);
             float s = 0.0f;
             x.template each<Exact>(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll

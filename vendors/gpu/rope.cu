@@ -36,6 +36,23 @@ OPK_DEV void div_mod(int64_t n, int64_t d, int64_t& q, int64_t& r) {
     }
 }
 
+// The 2-byte kernels ask L2 for the position kRowPrefetchAheadBytes of x ahead (as the
+// fixed-group row forwards, rows.cuh prefetch_row) where a position's heads are one run
+// of whole 16-byte packs, by one thread a position. On the H200 (twenty-fourth session,
+// bench/results/2026-11-30-s24/r5/ab-rope.txt, two rounds alternating, 4x4096x32x128 and
+// the q+k pair with 8 k heads): bf16 forward 0.0707 -> 0.0688 ms, backward 0.0710 ->
+// 0.0694, the q+k pair 0.980-0.994; fp32 5-6 % slower, so not there.
+template <typename T>
+OPK_DEV void prefetch_position_ahead(const RopeArgs& a, int64_t pos, int64_t positions) {
+    if (!a.vec || a.xs[2] != a.D) return;
+    const int64_t bytes = a.H * a.D * int64_t(sizeof(T));
+    const int64_t ahead = bytes >= kRowPrefetchAheadBytes ? 1 : kRowPrefetchAheadBytes / bytes;
+    if (pos + ahead >= positions || bytes > int64_t(UINT32_MAX)) return;
+    int64_t b, t;
+    div_mod(pos + ahead, a.T, b, t);
+    prefetch_l2(static_cast<const T*>(a.x) + b * a.xs[0] + t * a.xs[1], uint32_t(bytes));
+}
+
 // Packs are converted a 32-bit word at a time with word_to_f32 / f32_to_word
 // (gpu_compat.h): bit operations and paired conversions keep a raw pack in 4 registers
 // whatever T, and no pack goes through a local array.
@@ -111,6 +128,8 @@ OPK_DEV void rope(const RopeArgs& a) {
         const T* sr = static_cast<const T*>(a.sin) + b * a.ss[0] + t * a.ss[1];
         const T* xb = static_cast<const T*>(a.x) + b * a.xs[0] + t * a.xs[1] + gp * a.xs[2];
         T* yb = static_cast<T*>(a.y) + b * a.ys[0] + t * a.ys[1] + gp * a.ys[2];
+        if constexpr (sizeof(T) == 2)
+            if (lanep == 0 && gp == 0) prefetch_position_ahead<T>(a, pos, positions);
         for (int64_t c = lanep; c < packs; c += width) {
             const int64_t e = c * P;
             if (a.vec && e + P <= half) {  // 16-byte packs, kHeads heads in flight

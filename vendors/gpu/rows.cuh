@@ -59,6 +59,36 @@ OPK_DEV T* flat_row_ptr(const RowsView& v, int64_t r) {
     return static_cast<T*>(v.data) + flat_row_offset(v, r);
 }
 
+// Asks L2 for `bytes` from p (a multiple of 16 on a 16-byte boundary: what the bulk copy
+// requires): one bulk prefetch (sm_90+), no register waiting on it. Elsewhere (AMD, before
+// sm_90) nothing.
+OPK_DEV void prefetch_l2(const void* p, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(__cvta_generic_to_global(p)), "r"(bytes)
+                 : "memory");
+#else
+    (void)p, (void)bytes;
+#endif
+}
+
+// Asks L2 for row r + ahead of x, `bytes` from its start, so that the block that takes
+// that row a little later reads it from L2 while this block's reads are still in flight:
+// by the group's first thread, nothing past the last row.
+template <typename T>
+OPK_DEV void prefetch_row(const RowsView& x, int64_t r, int64_t ahead, int64_t rows, uint32_t bytes, int lane) {
+    if (lane == 0 && r + ahead < rows) prefetch_l2(row_ptr<const T>(x, r + ahead), bytes);
+}
+
+// Rows exact for a fixed group of G threads by C packs: the row kRowPrefetchAheadBytes of
+// rows ahead (kernel_params.h has the measurements).
+template <typename T, int G, int C>
+OPK_DEV void prefetch_row_ahead(const RowsView& x, int64_t r, int64_t rows, int lane) {
+    static_assert(G > 0 && C > 0, "rows exact for a fixed group");
+    constexpr int64_t bytes = int64_t(G) * C * 16;
+    constexpr int64_t ahead = bytes >= kRowPrefetchAheadBytes ? 1 : kRowPrefetchAheadBytes / bytes;
+    prefetch_row<T>(x, r, ahead, rows, uint32_t(bytes), lane);
+}
+
 template <typename T>
 OPK_DEV T strided_get(const Strided& s, int64_t i) {
     return static_cast<const T*>(s.data)[i * s.stride];

@@ -22,6 +22,7 @@ OPK_DEV void softmax_forward_rows(const SoftmaxArgs& a, float* smem) {
         if constexpr (cached) {
             // This thread's own max first (no exp), then one (max, sum) reduction.
             x.template load<Exact>(xr, sp, a.a.vec, -INFINITY);
+            if constexpr (Exact && G > 0) prefetch_row_ahead<T, G, C>(a.a, r, a.rows, g.lane);
             x.template each<Exact, WordMode>(sp, [&](int, int64_t, const float(&v)[P]) {
 #pragma unroll
                 for (int k = 0; k < P; ++k) m = fmaxf(m, v[k]);
