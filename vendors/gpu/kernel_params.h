@@ -119,7 +119,7 @@ constexpr int kFixedChunks16 = 4;
 // own, so that the block that takes it finds it in L2 and the DRAM reads of later rows
 // are in flight while this one is reduced. Measured on the H200 (twenty-fourth session,
 // bench/results/2026-11-30-s24/r1, r2: gpu_compare --impls opkit, two or three rounds
-// alternating with the library without it; time ratios): 1 MB ahead 0.971-0.995, 2 MB
+// alternating with the library without it; time ratios): 1 MB ahead 0.970-0.995, 2 MB
 // 0.943-0.996, 4 MB 0.930-0.991 at every fp32 and bf16 forward of softmax, rms_norm and
 // layer_norm at 32768x4096, 8192x8192 and 4096x16384 (bf16 layer_norm 4096x16384 0.0781
 // -> 0.0727 ms); a resident wave's rows ahead (8.4 MB at the bf16 shapes) 0.955-1.028 and
