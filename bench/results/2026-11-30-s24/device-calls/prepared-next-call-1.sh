@@ -6,14 +6,17 @@
 #         their x loads (bench/experiments/norm-fwd-param-l1-prefetch.patch): layer_norm's
 #         forward is the bf16 forward furthest from the copy bandwidth (0.875 at 8192x8192);
 #   vd3 / vd6: kRowPrefetchAheadBytes 3 MB / 6 MB instead of 4 (the twenty-fourth session
-#         measured 1, 2, 4 and 8.4 MB: 4 best, 8.4 mixed), the forwards and bf16 rope.
+#         measured 1, 2, 4 and 8.4 MB: 4 best, 8.4 mixed), the forwards and bf16 rope;
+#   vs3:  the fp32 norm stash backwards split over a cluster (rows of 16384, 0.78-0.79 of
+#         copy) ring three rows instead of two (bench/experiments/norm-split-three-slots.patch).
 # Two rounds each against the base, then the bf16 forwards against the peers.
-# Carry build-check, build-var/var.tar.xz, .whl. About 330 s.
+# Carry build-check, build-var/var.tar.xz, .whl. About 400 s.
 . bench/device_call.sh r1
 dc_liger
 dc_variants
 dc_ab_rounds lnw 'lnw' norm_forward bf16,f32 2
 dc_ab_rounds d3 'd3' norm_forward,softmax_forward,rope bf16,f32 2
 dc_ab_rounds d6 'd6' norm_forward,softmax_forward,rope bf16,f32 2
+dc_ab_rounds s3 's3' norm_backward f32 2
 cat $R/times.txt
-cat $R/ab-lnw.txt $R/ab-d3.txt $R/ab-d6.txt
+cat $R/ab-lnw.txt $R/ab-d3.txt $R/ab-d6.txt $R/ab-s3.txt
