@@ -9,7 +9,7 @@
 #         measured 1, 2, 4 and 8.4 MB: 4 best, 8.4 mixed), the forwards and bf16 rope;
 #   vs3:  the fp32 norm stash backwards split over a cluster (rows of 16384, 0.78-0.79 of
 #         copy) ring three rows instead of two (bench/experiments/norm-split-three-slots.patch).
-# Two rounds each against the base, then the bf16 forwards against the peers.
+# Two rounds each against the base.
 # Carry build-check, build-var/var.tar.xz, .whl. About 400 s.
 . bench/device_call.sh r1
 dc_liger
