@@ -123,7 +123,8 @@ constexpr int kFixedChunks16 = 4;
 // 0.943-0.996, 4 MB 0.930-0.991 at every fp32 and bf16 forward of softmax, rms_norm and
 // layer_norm at 32768x4096, 8192x8192 and 4096x16384 (bf16 layer_norm 4096x16384 0.0781
 // -> 0.0727 ms); a resident wave's rows ahead (8.4 MB at the bf16 shapes) 0.955-1.028 and
-// 17 MB 1.22-1.39, the prefetched rows evicted before their blocks read them. rope's
+// 17 MB 1.22-1.39 (presumably the prefetched rows evicted before their blocks read them;
+// not profiled). rope's
 // 2-byte kernels prefetch as far ahead (rope.cu). Tried and not kept: the norm stash
 // backwards one ring round ahead, the embedding forward's table rows, the softmax
 // backward's exact rows (docs/PERFORMANCE.md, the twenty-fourth session).
