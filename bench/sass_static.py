@@ -185,7 +185,7 @@ def read_binary(tool, binary, arch=None):
 
 def gate_inputs(paths, who):
     """(files, cuobjdump, None) for the build-machine gates over the cuda vendor's fatbins
-    (scripts/check-cuda-spills.py, scripts/check-cluster-kernel-names.py): each path a fatbin
+    (gate_read, which scripts/check-cuda-spills.py and check-cluster-kernel-names.py call): each path a fatbin
     or cubin, or a directory of *.fatbin. Where there is nothing to read, (.., .., status)
     with the reason printed: 2 no fatbin given or found, 77 no cuobjdump (a skip)."""
     files = []
@@ -199,6 +199,29 @@ def gate_inputs(paths, who):
         print(f"{who}: SKIPPED: no cuobjdump (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
         return files, None, 77
     return files, tool, None
+
+
+def gate_read(paths, arch, who):
+    """(files, kernels, resources, None) of every fatbin gate_inputs finds, kernels and
+    resources merged over the files (kernel names are unique across the vendor's modules);
+    where there is nothing to judge, (files, {}, {}, status) with the reason printed: 2 and
+    77 as gate_inputs, 1 where cuobjdump fails, 77 where no file has an `arch` kernel."""
+    files, tool, status = gate_inputs(paths, who)
+    if status is not None:
+        return files, {}, {}, status
+    kernels, resources = {}, {}
+    for f in files:
+        try:
+            k, r = read_binary(tool, f, arch)
+        except RuntimeError as e:
+            print(f"{who}: {e}", file=sys.stderr)
+            return files, {}, {}, 1
+        kernels.update(k)
+        resources.update(r)
+    if not kernels:
+        print(f"{who}: SKIPPED: no {arch} kernel in {', '.join(files)}")
+        return files, {}, {}, 77
+    return files, kernels, resources, None
 
 
 def main():

@@ -57,19 +57,9 @@ def main():
     p.add_argument("fatbins", nargs="+", help="fatbin or cubin files, or directories of *.fatbin")
     p.add_argument("--arch", default="sm_90")
     args = p.parse_args()
-    files, tool, status = sass_static.gate_inputs(args.fatbins, "check-cluster-kernel-names")
+    _, kernels, _, status = sass_static.gate_read(args.fatbins, args.arch, "check-cluster-kernel-names")
     if status is not None:
         return status
-    kernels = {}
-    for f in files:
-        try:
-            kernels.update(sass_static.read_binary(tool, f, args.arch)[0])
-        except RuntimeError as e:
-            print(f"check-cluster-kernel-names: {e}", file=sys.stderr)
-            return 1
-    if not kernels:
-        print(f"check-cluster-kernel-names: SKIPPED: no {args.arch} kernel in {', '.join(files)}")
-        return 77
     errors = check(kernels)
     for e in errors:
         print(f"FAIL: {e}")

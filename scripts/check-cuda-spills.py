@@ -95,20 +95,10 @@ def main():
     p.add_argument("--budgets", default=os.path.join(HERE, "cuda-spill-budgets.tsv"))
     p.add_argument("--suggest", action="store_true", help="print budget rows with today's values")
     args = p.parse_args()
-    files, tool, status = sass_static.gate_inputs(args.fatbins, "check-cuda-spills")
+    files, kernels, resources, status = sass_static.gate_read(args.fatbins, args.arch, "check-cuda-spills")
     if status is not None:
         return status
-    values = {}
-    for f in files:
-        try:
-            kernels, resources = sass_static.read_binary(tool, f, args.arch)
-        except RuntimeError as e:
-            print(f"check-cuda-spills: {e}", file=sys.stderr)
-            return 1
-        values.update(measure(kernels, resources))
-    if not values:
-        print(f"check-cuda-spills: SKIPPED: no {args.arch} kernel in {', '.join(files)}")
-        return 77
+    values = measure(kernels, resources)
     if args.suggest:
         print("kernel\tstack\tloop_local\twhy")
         print("*\t0\t0\tno stack, no spills")
