@@ -833,7 +833,10 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
 #pragma unroll
             for (int k = 0; k < P; ++k)
                 out[k] = Ln ? fmaf(-(x[k] - mu), cx, fmaf(dy[k] * wv[k], inv, cg)) : inv * dy[k] * wv[k] - cx * x[k];
-            store_pack<T, P, CacheHint::normal, true>(dxr, c, sp.n, true, out);
+            if constexpr (K > 1 && sizeof(T) == 4)  // see store16_whole: 1.7 % at fp32 4096x16384
+                store16_whole(dxr + c * P, pack_of<T, P>(out));
+            else
+                store_pack<T, P, CacheHint::normal, true>(dxr, c, sp.n, true, out);
         });
     }
     // The column sums (launched dependent) may take this SM as soon as this block leaves.

@@ -24,6 +24,15 @@ OPK_DEV void copy16_async(uint4* dst, const void* src) {
     const unsigned d = unsigned(__cvta_generic_to_shared(dst));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
 }
+// A 16-byte store that stays one instruction. nvcc (CUDA 13, sm_90) wrote the first dx pack
+// of the fp32 cluster stash backwards as four 4-byte stores (PTX st.global.f32, the other
+// three packs st.global.v4), each warp instruction then a quarter of every sector it
+// touches; the asm leaves it no choice.
+OPK_DEV void store16_whole(void* p, const uint4& v) {
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(__cvta_generic_to_global(p)), "r"(v.x), "r"(v.y),
+                 "r"(v.z), "r"(v.w)
+                 : "memory");
+}
 OPK_DEV void async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 OPK_DEV void async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 // Waits until at most N of this thread's newest committed groups are still in flight.
