@@ -291,7 +291,8 @@ OPK_DEV void ce_forward_stash(const CrossEntropyArgs& a) {
     const bool lead = rank == 0 && sp.lane == 0;  // writes lse, and the loss of a row without a valid target
     const int64_t step = gridDim.x / K;
     int64_t r = blockIdx.x / K;
-    if (r < a.rows) stash_part_async<T>(stash, flat_row_ptr<const T>(a.logits, r) + first_elem, sp, a.logits.vec);
+    // The cluster kernels' copies through L1 (see copy16_async).
+    if (r < a.rows) stash_part_async<T, (K > 1)>(stash, flat_row_ptr<const T>(a.logits, r) + first_elem, sp, a.logits.vec);
     for (; r < a.rows; r += step) {
         const int64_t t = load_index(a.target, r, a.target64);
         const RowKind kind = row_kind(t, a.ignore_index, a.V);
@@ -328,7 +329,7 @@ OPK_DEV void ce_forward_stash(const CrossEntropyArgs& a) {
 #pragma unroll
                 for (int k = 0; k < P; ++k) v[k] = fill;
             }
-            if (next) stash_pack<T>(&stash[c], next, c, sp, a.logits.vec);
+            if (next) stash_pack<T, (K > 1)>(&stash[c], next, c, sp, a.logits.vec);
             store_pack<T, P, CacheHint::last_use>(gr, c, sp.n, a.grad.vec, v);
         }
         async_commit();

@@ -19,10 +19,24 @@
 
 namespace opk {
 
-// 16 bytes from global to shared memory without passing through registers.
+// 16 bytes from global to shared memory without passing through registers: by default
+// past L1 (cp.async.cg), since every stash reads its bytes once. ThroughL1 (cp.async.ca)
+// where it was measured to pay (twenty-sixth session, docs/PERFORMANCE.md):
+//   - the fp32 cluster norm backwards: Nsight Compute counted each LDGSTS.BYPASS.128 warp
+//     instruction as 32 L2 sectors for the 16 its addresses span (1.07 GB over the
+//     crossbar for 537 MB read from DRAM at 4096x16384); through L1 a sector is asked for
+//     once and the kernels are 13 % faster. Their one-block (s1) kernels, with no doubled
+//     sectors, gain nothing, and the 2-byte stash backwards were 18 % slower through L1;
+//   - cross-entropy's cluster stash (K > 1): no doubled sectors there, yet the forward with
+//     dlogits at V 128256 was 1.2 % (bf16) and 0.5 % (fp32) faster in two calls; its
+//     one-block kernel stays as it was.
+template <bool ThroughL1 = false>
 OPK_DEV void copy16_async(uint4* dst, const void* src) {
     const unsigned d = unsigned(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+    if constexpr (ThroughL1)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+    else
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
 }
 // A 16-byte store that stays one instruction. nvcc (CUDA 13, sm_90) wrote the first dx pack
 // of the fp32 cluster stash backwards as four 4-byte stores (PTX st.global.f32, the other
@@ -110,11 +124,11 @@ OPK_DEV StashPart stash_part(int64_t n, int rank) {
 // Pack c of a part (row: the part's first element) into its slot: asynchronously when the
 // pack is whole and the row 16-byte aligned (vec), else from element loads, -inf past the
 // row's end.
-template <typename T>
+template <typename T, bool ThroughL1 = false>
 OPK_DEV void stash_pack(uint4* slot, const T* row, int64_t c, const Span& sp, bool vec) {
     constexpr int P = Pack<T>::n;
     if (vec && (c + 1) * P <= sp.n) {
-        copy16_async(slot, row + c * P);
+        copy16_async<ThroughL1>(slot, row + c * P);
     } else {
         uint4 raw;
         load_raw<T, P>(row, c, sp.n, vec, raw, -INFINITY);
@@ -123,9 +137,9 @@ OPK_DEV void stash_pack(uint4* slot, const T* row, int64_t c, const Span& sp, bo
 }
 
 // Requests every pack of a part into the stash.
-template <typename T>
+template <typename T, bool ThroughL1 = false>
 OPK_DEV void stash_part_async(uint4* stash, const T* row, const Span& sp, bool vec) {
-    for (int64_t c = sp.lane; c < sp.packs; c += sp.size) stash_pack<T>(&stash[c], row, c, sp, vec);
+    for (int64_t c = sp.lane; c < sp.packs; c += sp.size) stash_pack<T, ThroughL1>(&stash[c], row, c, sp, vec);
     async_commit();
 }
 
