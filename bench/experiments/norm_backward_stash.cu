@@ -19,6 +19,13 @@
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o norm_backward_stash \
 //        bench/experiments/norm_backward_stash.cu 2> ptxas.txt
 //   ./norm_backward_stash        # on the GPU machine
+//
+// Third question (2026-11-30): the ring filled by the Tensor Memory Accelerator, thread 0
+// asking for each row's x and dy whole, against the library's per-thread cp.async copies
+// (bench/experiments/norm-stash-bulk-ring.patch, the Bulk switch of norm_backward_stash):
+// apply the patch, build with -DOPK_EXP_BULK (the sweep is then the bulk lines beside the
+// cp.async lines of the same launch), and restore the tree
+// (bench/results/2026-11-30-s26/device-calls/prepared-next-call-1.sh).
 #include "../../vendors/gpu/norms.cu"
 #include "norm_backward_harness.cuh"
 
@@ -31,6 +38,15 @@ template <int Op, typename T, int B, int C, int K>
 __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(B, 1) stash_cluster_variant(const NormArgs a) {
     opk::norm_backward_stash<T, B, C, Op == kLn, true, K>(a);
 }
+
+#ifdef OPK_EXP_BULK
+// The ring filled by the Tensor Memory Accelerator (bench/experiments/norm-stash-bulk-ring.patch
+// applied to the tree: norm_backward_stash's Bulk switch).
+template <int Op, typename T, int B, int C, int M>
+__global__ void __launch_bounds__(B, M) stash_bulk_variant(const NormArgs a) {
+    opk::norm_backward_stash<T, B, C, Op == kLn, true, 1, 1, true>(a);
+}
+#endif
 
 // Rows split over clusters of K blocks, each holding two slots of its part: the grid is the
 // clusters that fit at once (cudaOccupancyMaxActiveClusters), at most one a row; one
@@ -64,9 +80,15 @@ static void run_stash_cluster(Shape& s) {
 }
 
 // One line per ring size S that fits: x and dy of a row take 2 * n * sizeof(T) bytes.
-template <int Op, typename T, int B, int C, int M, bool Ex = true>
+// Bulk: the ring filled by the Tensor Memory Accelerator (OPK_EXP_BULK builds only).
+template <int Op, typename T, int B, int C, int M, bool Ex = true, bool Bulk = false>
 static void run_stash(Shape& s, std::initializer_list<int> ring_sizes) {
+#ifdef OPK_EXP_BULK
+    auto k = Bulk ? stash_bulk_variant<Op, T, B, C, M> : stash_variant<Op, T, B, C, M, Ex>;
+#else
+    static_assert(!Bulk, "build with -DOPK_EXP_BULK and the bulk-ring patch");
     auto k = stash_variant<Op, T, B, C, M, Ex>;
+#endif
     cudaFuncAttributes attr{};
     cudaFuncGetAttributes(&attr, k);
     // The fp32 column sums that sit after the ring (norm_stash_shared_sums, kernel_params.h).
@@ -82,7 +104,8 @@ static void run_stash(Shape& s, std::initializer_list<int> ring_sizes) {
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, smem);
         if (per_sm == 0) continue;
         char tag[96];
-        std::snprintf(tag, sizeof tag, "stash B%d C%d M%d S%d%s%s %dreg%s %dblk/SM", B, C, M, S, Ex ? "" : " guarded",
+        std::snprintf(tag, sizeof tag, "stash%s B%d C%d M%d S%d%s%s %dreg%s %dblk/SM", Bulk ? " bulk" : "", B, C, M, S,
+                      Ex ? "" : " guarded",
                       shared_sums ? " shared-sums" : "", attr.numRegs, attr.localSizeBytes ? " SPILL" : "", per_sm);
         const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
         const float ms = time_call(s, k, grid, B, smem, false, S);
@@ -90,6 +113,26 @@ static void run_stash(Shape& s, std::initializer_list<int> ring_sizes) {
     }
 }
 
+#ifdef OPK_EXP_BULK
+// The bulk ring beside the library's own config for each width (kNormStashConfigs: 256 x 2
+// at 512 packs, 512 x 2 at 1024, 512 x 4 at 2048), two to four slots (the bulk ring's
+// most), and the cp.async ring of the same launch again for a same-run comparison.
+template <int Op, typename T>
+static void sweep(Shape& s) {
+    constexpr int P = 16 / sizeof(T);
+    const int64_t packs = s.n / P;
+    if (packs == 512) {
+        run_stash<Op, T, 256, 2, 2>(s, {2, 3, 4});
+        run_stash<Op, T, 256, 2, 2, true, true>(s, {2, 3, 4});
+    } else if (packs == 1024) {
+        run_stash<Op, T, 512, 2, 1>(s, {2, 3});
+        run_stash<Op, T, 512, 2, 1, true, true>(s, {2, 3});
+    } else if (packs == 2048) {
+        run_stash<Op, T, 512, 4, 1>(s, {2});
+        run_stash<Op, T, 512, 4, 1, true, true>(s, {2});
+    }
+}
+#else
 template <int Op, typename T>
 static void sweep(Shape& s) {
     constexpr int P = 16 / sizeof(T);
@@ -121,6 +164,8 @@ static void sweep(Shape& s) {
         run_stash<Op, T, 512, 4, 1, false>(s, {3});
     }
 }
+
+#endif
 
 template <typename T>
 static void sweep_op(int op, Shape& s) {
