@@ -13,6 +13,11 @@
 #   dc_tests NAME FILTER [VARIANT]     # FILTER's test cases on cuda and on rocm over the
 #                                      # HIP-over-CUDA shim side by side, then conformance of
 #                                      # both side by side (VARIANT: var/vVARIANT's vendors)
+#   dc_ncu_bytes NAME VARIANT REGEX OPS DTYPE  # Nsight Compute's bytes of the kernels matching
+#                                      # REGEX in bench/ncu_ops.py --ops OPS --dtype DTYPE
+#                                      # (base: build-check's vendor): crossbar to the SMs
+#                                      # against DRAM read, L2 sectors and hit rate, time
+#                                      # (bench/ncu_bytes_table.py prints them a kernel a line)
 #   pack                               # the archive, now (call after each step)
 #
 # The archive leaves out Triton's and Inductor's caches.
@@ -80,6 +85,17 @@ dc_tests() {
     t "$name-conformance-rocm" timeout 100 env LD_LIBRARY_PATH="$hip" build-check/bin/opkit-conformance --vendor rocm &
     p2=$!
     wait "$p1" "$p2"
+}
+
+# The counters that showed the fp32 split backwards asking L2 for every sector twice
+# (twenty-sixth session): a kernel that reads its data once has crossbar bytes equal to
+# its DRAM read bytes.
+DC_NCU_BYTES=l1tex__m_xbar2l1tex_read_bytes.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
+dc_ncu_bytes() {
+    local vp=
+    [ "$2" != base ] && vp=$PWD/var/v$2/libopkit_vendor_cuda.so
+    t "$1" timeout 150 env PYTHONPATH="$PWD/python" OPKIT_LIBRARY="$DC_LIB" OPKIT_VENDOR_PATH="$vp" \
+        ncu --clock-control none --metrics "$DC_NCU_BYTES" -k "regex:$3" python3 bench/ncu_ops.py --ops "$4" --dtype "$5"
 }
 
 dc_ab_rounds() {

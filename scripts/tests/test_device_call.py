@@ -129,5 +129,28 @@ def test_dc_tests_runs_cuda_and_rocm_tests_then_conformance_with_the_variant():
                                for s in ("tests", "tests-rocm", "conformance", "conformance-rocm")), names
 
 
+def test_dc_ncu_bytes_asks_ncu_for_the_byte_counters_of_the_kernels_named_with_the_variant():
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
+        # A stand-in ncu first on PATH that says what it was given and which vendor it had.
+        fake = os.path.join(work, "fakebin")
+        os.makedirs(fake)
+        with open(os.path.join(fake, "ncu"), "w") as f:
+            f.write("#!/bin/sh\necho \"[$OPKIT_VENDOR_PATH] $*\"\n")
+        os.chmod(os.path.join(fake, "ncu"), 0o755)
+        proc = call(f"export PATH={fake}:$PATH\ndc_ncu_bytes nb-base base _bwd_stash_ norms bf16\n"
+                    "dc_ncu_bytes nb-vW W ce_fwd_stash ce f32\npack", work, out)
+        assert proc.returncode == 0, proc.stderr
+        files = archive(out)
+        metrics = ("l1tex__m_xbar2l1tex_read_bytes.sum,lts__t_sectors_srcunit_tex_op_read.sum,"
+                   "lts__t_sector_hit_rate.pct,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum")
+        tail = "python3 bench/ncu_ops.py --ops"
+        assert files["nb-base.txt"] == (f"[] --clock-control none --metrics {metrics} -k regex:_bwd_stash_ "
+                                        f"{tail} norms --dtype bf16\n"), files["nb-base.txt"]
+        vendor = os.path.join(work, "var", "vW", "libopkit_vendor_cuda.so")
+        assert files["nb-vW.txt"] == (f"[{vendor}] --clock-control none --metrics {metrics} -k regex:ce_fwd_stash "
+                                      f"{tail} ce --dtype f32\n"), files["nb-vW.txt"]
+        assert [l.split(" rc ")[0] for l in files["times.txt"].splitlines()] == ["nb-base", "nb-vW"]
+
+
 if __name__ == "__main__":
     sys.exit(run(dict(globals())))
