@@ -36,16 +36,20 @@ def parse(text):
     return launches
 
 
+def _cell(value, width, spec, suffix=""):
+    """value formatted by spec, or '-' where the run did not measure it, right-aligned."""
+    return f"{'-' if value is None else format(value, spec) + suffix:>{width}s}"
+
+
 def lines(launches):
     out = [f"{'kernel':48s} {'xbar MB':>9s} {'DRAM rd MB':>10s} {'ratio':>6s} {'L2 hit':>7s} {'us':>8s}"]
     for kernel, m in launches:
         xbar, dram = m.get("l1tex__m_xbar2l1tex_read_bytes.sum"), m.get("dram__bytes_read.sum")
-        ratio = f"{xbar / dram:6.2f}" if xbar is not None and dram else f"{'-':>6s}"
-        hit = m.get("lts__t_sector_hit_rate.pct")
-        us = m.get("gpu__time_duration.sum")
-        out.append(f"{kernel[:48]:48s} {xbar / 1e6 if xbar is not None else float('nan'):9.1f} "
-                   f"{dram / 1e6 if dram is not None else float('nan'):10.1f} {ratio} "
-                   f"{hit if hit is not None else float('nan'):6.1f}% {us if us is not None else float('nan'):8.2f}")
+        ratio = xbar / dram if xbar is not None and dram else None
+        out.append(" ".join([f"{kernel[:48]:48s}", _cell(None if xbar is None else xbar / 1e6, 9, ".1f"),
+                             _cell(None if dram is None else dram / 1e6, 10, ".1f"), _cell(ratio, 6, ".2f"),
+                             _cell(m.get("lts__t_sector_hit_rate.pct"), 7, ".1f", "%"),
+                             _cell(m.get("gpu__time_duration.sum"), 8, ".2f")]))
     return out
 
 
