@@ -13,7 +13,7 @@ constexpr int kScratchSlots = 4;
 // A thread's scratch rows, as a constant-initialized, trivially destructible thread-local
 // block: one TLS lookup a call. (A thread_local std::vector has a destructor, so GCC wraps
 // every access in an initialization test, which through the shared library made two
-// __tls_get_addr calls a scratch() call: 50 instructions where this takes about 15.) What
+// __tls_get_addr calls a scratch() call: 52 instructions where this takes 28, callgrind.) What
 // the rows point to is freed at thread exit by ScratchOwner, registered when a row first
 // grows, as validate_cache.cpp's MemoOwner does for the validation memos.
 struct ScratchRows {

@@ -28,7 +28,7 @@ namespace opk {
 //     once and the kernels are 13 % faster. Their one-block (s1) kernels, with no doubled
 //     sectors, gain nothing, and the 2-byte stash backwards were 18 % slower through L1;
 //   - cross-entropy's cluster stash (K > 1): no doubled sectors there, yet the forward with
-//     dlogits at V 128256 was 1.2 % (bf16) and 0.5 % (fp32) faster in two calls; its
+//     dlogits at V 128256 was 1.2-1.5 % (bf16, two calls) and 0.5 % (fp32, one) faster; its
 //     one-block kernel stays as it was.
 template <bool ThroughL1 = false>
 OPK_DEV void copy16_async(uint4* dst, const void* src) {
