@@ -708,7 +708,9 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     static_assert(M == 1 || (K == 1 && M == 2 && sizeof(T) == 2),
                   "pairs merge whole rows' sums, and their ring (8n bytes) holds two fp32 rows of n");
     constexpr bool kWeightOnce = Ln && sizeof(T) == 2 && C <= 2;
-    constexpr bool kCopyThroughL1 = K > 1 && sizeof(T) == 4;  // see copy16_async: 13 % at 4096x16384
+    // The fp32 kernels split over a cluster copy their rows through L1 (see copy16_async: 13 %
+    // at 4096x16384) and store dx whole (see store16_whole: 1.7 %).
+    constexpr bool kFp32Split = K > 1 && sizeof(T) == 4;
     // One family of column sums after the ring (kernel_params.h): layer_norm's dbias,
     // rms_norm's dweight.
     constexpr bool kSharedSums = norm_stash_shared_sums(sizeof(T), C, K, Exact);
@@ -764,8 +766,8 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
             const T* xr = row_ptr<const T>(a.x, r) + first_elem;
             const T* dyr = row_ptr<const T>(a.dy, r) + first_elem;
             mine_packs([&](int, int64_t c) {
-                copy16_async<kCopyThroughL1>(&s[c], xr + c * P);
-                copy16_async<kCopyThroughL1>(&s[sp.packs + c], dyr + c * P);
+                copy16_async<kFp32Split>(&s[c], xr + c * P);
+                copy16_async<kFp32Split>(&s[sp.packs + c], dyr + c * P);
             });
         }
         async_commit();
@@ -834,7 +836,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
 #pragma unroll
             for (int k = 0; k < P; ++k)
                 out[k] = Ln ? fmaf(-(x[k] - mu), cx, fmaf(dy[k] * wv[k], inv, cg)) : inv * dy[k] * wv[k] - cx * x[k];
-            if constexpr (K > 1 && sizeof(T) == 4)  // see store16_whole: 1.7 % at fp32 4096x16384
+            if constexpr (kFp32Split)
                 store16_whole(dxr + c * P, pack_of<T, P>(out));
             else
                 store_pack<T, P, CacheHint::normal, true>(dxr, c, sp.n, true, out);
