@@ -22,11 +22,13 @@ OPK_DEV void add_offset(float offset, float (&out)[P]) {
         for (int k = 0; k < P; ++k) out[k] += offset;
 }
 
-// Pack c of an optional per-column vector (weight, bias) as fp32, plus `offset`.
-template <typename T, int P>
+// Pack c of an optional per-column vector (weight, bias) as fp32, plus `offset`. Exact: as
+// load_pack's (the forwards' exact bodies: the host takes them only where the weight and
+// bias are 16-byte aligned, NormArgs::exact).
+template <typename T, int P, bool Exact = false>
 OPK_DEV void column_pack(const T* v, int64_t c, int64_t n, bool vec, float offset, float (&out)[P]) {
     if (v) {
-        load_pack<T, P>(v, c, n, vec, out);
+        load_pack<T, P, Exact>(v, c, n, vec, out);
         add_offset(offset, out);
     } else {
 #pragma unroll
@@ -143,7 +145,7 @@ OPK_DEV void rms_forward_rows(const NormArgs& a, float* smem) {
         const float inv = 1.0f / sqrtf(ss / float(sp.n) + a.eps);
         auto emit = [&](int, int64_t c, const float(&v)[P]) {
             float wv[P], out[P];
-            column_pack<T, P>(w, c, sp.n, a.weight_vec, a.weight_offset, wv);
+            column_pack<T, P, Exact>(w, c, sp.n, a.weight_vec, a.weight_offset, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = v[k] * inv * wv[k];
             store_pack<T, P, kStoreHint<cached>, Exact>(yr, c, sp.n, a.y.vec, out);
@@ -421,11 +423,20 @@ OPK_DEV void ln_forward_rows(const NormArgs& a, float* smem) {
         }
         const float inv = 1.0f / sqrtf(var + a.eps);
         auto emit = [&](int, int64_t c, const float(&v)[P]) {
-            float wv[P], bv[P], out[P];
-            column_pack<T, P>(w, c, sp.n, a.weight_vec, 0.0f, wv);
-            if (b) load_pack<T, P>(b, c, sp.n, a.bias_vec, bv);
+            float wv[P], out[P];
+            column_pack<T, P, Exact>(w, c, sp.n, a.weight_vec, 0.0f, wv);
+            // The bias tested once a pack: written `+ (b ? bv[k] : 0)`, nvcc selected an
+            // element at a time (an FSEL an element, 32 of the bf16 g512 kernel's 660
+            // instructions a warp and row). The FMA is what nvcc contracted that form to.
+            if (b) {
+                float bv[P];
+                load_pack<T, P, Exact>(b, c, sp.n, a.bias_vec, bv);
 #pragma unroll
-            for (int k = 0; k < P; ++k) out[k] = (v[k] - mu) * inv * wv[k] + (b ? bv[k] : 0.0f);
+                for (int k = 0; k < P; ++k) out[k] = fmaf((v[k] - mu) * inv, wv[k], bv[k]);
+            } else {
+#pragma unroll
+                for (int k = 0; k < P; ++k) out[k] = (v[k] - mu) * inv * wv[k];
+            }
             store_pack<T, P, kStoreHint<cached>, Exact>(yr, c, sp.n, a.y.vec, out);
         };
         if constexpr (cached)

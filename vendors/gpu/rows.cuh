@@ -199,10 +199,11 @@ OPK_DEV int pack_count(int64_t e, int64_t n) {
 
 // Elements [c*P, c*P + P) of a row of n elements, as fp32; `fill` past the end. One
 // 16-byte load when the row allows it (vec) and the pack is whole, else element loads.
-template <typename T, int P>
+// Exact: the caller knows the pack is whole and the row 16-byte aligned (as store_pack's).
+template <typename T, int P, bool Exact = false>
 OPK_DEV void load_pack(const T* row, int64_t c, int64_t n, bool vec, float (&v)[P], float fill = 0.0f) {
     const int64_t e = c * P;
-    if (vec && e + P <= n) {
+    if (Exact || (vec && e + P <= n)) {
 #if OPK_WORD_PACKS
         unpack<T, P>(*reinterpret_cast<const uint4*>(row + e), v);
 #else

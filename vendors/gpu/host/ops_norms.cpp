@@ -194,14 +194,20 @@ opkit_status forward(const char* op, bool layer, const opkit_tensor* x, const op
         if (const char* k = ln_stash_forward_plan(d, type, rows, n, {&a.x, &a.y}, &special,
                                                   &a.stash_slots))
             return launch(d, Module::norms, k, special.grid, special.block, stream, a, special.smem);
-    if (const char* k = fixed_group_plan(d, rows, n, element_size(x), (layer ? kLnFwdFixed : kRmsFwdFixed)[type],
-                                         {&a.x, &a.y}, &special))
-        return launch(d, Module::norms, k, special.grid, special.block, stream, a);
-    if (wide_forward_plan(d, rows, n, element_size(x), layer ? opk::kRowConfigsFwdWide : opk::kRowConfigsRmsFwdWide,
-                          {&a.x, &a.y}, &special))
-        return launch_rows(d, Module::norms, layer ? kLnFwdWide : kRmsFwdWide, special, stream, a);
+    // The exact-row bodies (fixed-group, wide and exact row kernels) read the weight and
+    // bias as whole 16-byte packs without testing their alignment (column_pack), so a
+    // misaligned weight or bias takes the general kernels.
+    const bool columns_aligned = (!weight || a.weight_vec) && (!bias || a.bias_vec);
+    if (columns_aligned) {
+        if (const char* k = fixed_group_plan(d, rows, n, element_size(x),
+                                             (layer ? kLnFwdFixed : kRmsFwdFixed)[type], {&a.x, &a.y}, &special))
+            return launch(d, Module::norms, k, special.grid, special.block, stream, a);
+        if (wide_forward_plan(d, rows, n, element_size(x),
+                              layer ? opk::kRowConfigsFwdWide : opk::kRowConfigsRmsFwdWide, {&a.x, &a.y}, &special))
+            return launch_rows(d, Module::norms, layer ? kLnFwdWide : kRmsFwdWide, special, stream, a);
+    }
     const RowPlan p = plan_rows(d, rows, n, element_size(x), opk::kRowConfigs, 0, 0, 0, kRowGridWavesBalanced);
-    a.exact = layer && exact_rows(p, n, element_size(x), opk::kRowConfigs, {&a.x, &a.y});  // rms: none
+    a.exact = layer && columns_aligned && exact_rows(p, n, element_size(x), opk::kRowConfigs, {&a.x, &a.y});  // rms: none
     return launch_rows(d, Module::norms, layer ? kLnFwd[type] : kRmsFwd[type], p, stream, a);
 }
 
