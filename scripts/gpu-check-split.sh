@@ -20,7 +20,7 @@ parts=(
   "rocm='^(hipshim-selftest|rocm-tests|rocm-conformance|rocm-rocblas-matmul|tiny_lm-rocm)$'"
   "no-clusters='^cuda-tests-no-clusters$'"
   "stash='^stash-kernels-ran$'"
-  "sanitize='^(stash-memcheck|stash-racecheck)$'"
+  "sanitize='^(stash-memcheck|stash-racecheck|bulk-racecheck)$'"
   "rest='^(opkit-info|api-tests|conformance|pytest|cpu-unit-tests|cpu-defaults-vs-float64|ctest|tiny_lm-gpu|tiny_lm-cpu)$'"
 )
 if [ "${1:-}" = "--parts" ]; then  # the parts, one "name=expression" a line (for the test)

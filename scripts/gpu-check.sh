@@ -96,14 +96,19 @@ fi
 # on the build machine by scripts/check-cluster-kernel-names.py, a ctest case). The case
 # launches no kernel of a larger cluster (_k4, _k8: cross-entropy's), so _k2 names them all.
 # Where they do not exist (before sm_90) nothing would be instrumented: the steps say so.
+# bulk-racecheck: racecheck over the stash kernel whose ring the Tensor Memory Accelerator
+# fills (opk_rms_bwd_stash_f32_s2_exact: mbarriers, cp.async.bulk) on its own test case,
+# which launches no cluster kernel; memcheck covers it in the stash case.
 stash_case="ops: norm backwards through the stash kernels*"
 if command -v compute-sanitizer >/dev/null && [ $sm90 = 1 ]; then
   step stash-memcheck compute-sanitizer --tool memcheck --error-exitcode 1 --kernel-name kns=_bwd_stash_ \
     "$build/bin/opkit_cuda_tests" "$stash_case"
   step stash-racecheck compute-sanitizer --tool racecheck --error-exitcode 1 --kernel-name kns=_k2 \
     "$build/bin/opkit_cuda_tests" "$stash_case"
+  step bulk-racecheck compute-sanitizer --tool racecheck --error-exitcode 1 --kernel-name kns=_stash_f32_s2_exact \
+    "$build/bin/opkit_cuda_tests" "ops: rms_norm backward through the bulk-ring stash kernel"
 else
-  for name in stash-memcheck stash-racecheck; do
+  for name in stash-memcheck stash-racecheck bulk-racecheck; do
     skipped $name "needs compute-sanitizer and a device of compute capability 9.0 or later"
   done
 fi

@@ -21,11 +21,11 @@
 //   ./norm_backward_stash        # on the GPU machine
 //
 // Third question (2026-11-30): the ring filled by the Tensor Memory Accelerator, thread 0
-// asking for each row's x and dy whole, against the library's per-thread cp.async copies
-// (bench/experiments/norm-stash-bulk-ring.patch, the Bulk switch of norm_backward_stash):
-// apply the patch, build with -DOPK_EXP_BULK (the sweep is then the bulk lines beside the
-// cp.async lines of the same launch), and restore the tree
-// (bench/results/2026-11-30-s26/device-calls/prepared-next-call-1.sh).
+// asking for each row's x and dy whole, against the per-thread cp.async copies (the Bulk
+// switch of norm_backward_stash, a patch in the twenty-sixth session, in the library since
+// the twenty-seventh for rms_norm's fp32 rows of 8192: kernel_params.h, norm_stash_bulk):
+// build with -DOPK_EXP_BULK, and the sweep is the bulk lines beside the cp.async lines of
+// the same launch (bench/results/2026-11-30-s27/r1, r4).
 #include "../../vendors/gpu/norms.cu"
 #include "norm_backward_harness.cuh"
 
@@ -40,8 +40,7 @@ __global__ void __cluster_dims__(K, 1, 1) __launch_bounds__(B, 1) stash_cluster_
 }
 
 #ifdef OPK_EXP_BULK
-// The ring filled by the Tensor Memory Accelerator (bench/experiments/norm-stash-bulk-ring.patch
-// applied to the tree: norm_backward_stash's Bulk switch).
+// The ring filled by the Tensor Memory Accelerator (norm_backward_stash's Bulk switch).
 template <int Op, typename T, int B, int C, int M>
 __global__ void __launch_bounds__(B, M) stash_bulk_variant(const NormArgs a) {
     opk::norm_backward_stash<T, B, C, Op == kLn, true, 1, 1, true>(a);
@@ -86,7 +85,7 @@ static void run_stash(Shape& s, std::initializer_list<int> ring_sizes) {
 #ifdef OPK_EXP_BULK
     auto k = Bulk ? stash_bulk_variant<Op, T, B, C, M> : stash_variant<Op, T, B, C, M, Ex>;
 #else
-    static_assert(!Bulk, "build with -DOPK_EXP_BULK and the bulk-ring patch");
+    static_assert(!Bulk, "build with -DOPK_EXP_BULK");
     auto k = stash_variant<Op, T, B, C, M, Ex>;
 #endif
     cudaFuncAttributes attr{};

@@ -266,6 +266,50 @@ TEST_CASE("ops: layer_norm forward through the stash kernels (rows in shared mem
                 }
 }
 
+// One case of the norm backwards' stash tests: rms_norm's and layer_norm's backward of
+// rows x n of dtype d (rstd and mean from the CPU's forward), against the CPU. Variants: 0
+// with a weight, 1 without one, 2 rms_norm with a Gemma offset and no dweight / layer_norm
+// without dbias, 3 a misaligned weight, 4 as 0 with x, dy and dx rows 16 bytes apart past
+// their end (still aligned rows, so the same kernels; the padding must stay untouched).
+static void check_norm_backwards_stash(opkit_dtype d, int64_t rows, int64_t n, int variant, uint64_t& seed) {
+    const std::vector<int64_t> shape = {rows, n};
+    const bool misaligned_weight = variant == 3;
+    const Layout rows_layout{{}, variant == 4 ? 16 / (d.bits / 8) : 0, 0};
+    TP x = make(d, shape, rows_layout), dy = make(d, shape, rows_layout);
+    TP dx = make(d, shape, rows_layout);
+    TP w = variant == 1 ? nullptr : make(d, {n}, Layout{{}, 0, misaligned_weight ? 1 : 0});
+    TP y = make(d, shape, rows_layout), rstd = make(f32(), {rows}), mean = make(f32(), {rows});
+    x->random(-2, 3, seed++);  // a mean away from zero
+    dy->random(-1, 1, seed++);
+    if (w) w->random(-1.5f, 1.5f, seed++);
+    for (Tensor* t : {x.get(), dy.get()}) t->upload();
+    if (w) w->upload();
+    {
+        const std::string what = "rms_norm stash " + std::string(dtype_name(d)) + " " +
+                                 shape_str(shape) + " variant " + std::to_string(variant);
+        INFO(what);
+        const float offset = variant == 2 ? 1.0f : 0.0f;
+        // rstd from the CPU's forward, on both sides.
+        REQUIRE_OK(opkit_rms_norm_forward(x->cpu(), on(false, w), 1e-5f, offset, y->cpu(),
+                                          rstd->cpu(), nullptr));
+        rstd->upload();
+        TP dw = w && variant != 2 ? make(d, {n}) : nullptr;
+        check_rms_norm_backward(dy, x, w, rstd, offset, dx, dw, what);
+    }
+    {
+        const std::string what = "layer_norm stash " + std::string(dtype_name(d)) + " " +
+                                 shape_str(shape) + " variant " + std::to_string(variant);
+        INFO(what);
+        REQUIRE_OK(opkit_layer_norm_forward(x->cpu(), on(false, w), nullptr, 1e-5f, y->cpu(),
+                                            mean->cpu(), rstd->cpu(), nullptr));
+        mean->upload();
+        rstd->upload();
+        TP dw = w ? make(d, {n}) : nullptr;
+        TP db = variant != 2 ? make(d, {n}) : nullptr;
+        check_layer_norm_backward(dy, x, w, mean, rstd, dx, dw, db, what);
+    }
+}
+
 TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     // On a device with thread-block clusters (sm_90+), both backwards of whole aligned rows
@@ -300,45 +344,25 @@ TEST_CASE("ops: norm backwards through the stash kernels (rows in shared memory)
                 for (int variant = 0;
                      variant < (rows != 600 ? 1 : i == 0 || (d.bits == 32 && widths[i] >= 12288) ? 5 : 4);
                      ++variant) {
-                    const int64_t n = widths[i];
-                    const std::vector<int64_t> shape = {rows, n};
-                    const bool misaligned_weight = variant == 3;
-                    const Layout rows_layout{{}, variant == 4 ? 16 / (d.bits / 8) : 0, 0};
-                    TP x = make(d, shape, rows_layout), dy = make(d, shape, rows_layout);
-                    TP dx = make(d, shape, rows_layout);
-                    TP w = variant == 1 ? nullptr : make(d, {n}, Layout{{}, 0, misaligned_weight ? 1 : 0});
-                    TP y = make(d, shape, rows_layout), rstd = make(f32(), {rows}), mean = make(f32(), {rows});
-                    x->random(-2, 3, seed++);  // a mean away from zero
-                    dy->random(-1, 1, seed++);
-                    if (w) w->random(-1.5f, 1.5f, seed++);
-                    for (Tensor* t : {x.get(), dy.get()}) t->upload();
-                    if (w) w->upload();
-                    {
-                        const std::string what = "rms_norm stash " + std::string(dtype_name(d)) + " " +
-                                                 shape_str(shape) + " variant " + std::to_string(variant);
-                        INFO(what);
-                        const float offset = variant == 2 ? 1.0f : 0.0f;
-                        // rstd from the CPU's forward, on both sides.
-                        REQUIRE_OK(opkit_rms_norm_forward(x->cpu(), on(false, w), 1e-5f, offset, y->cpu(),
-                                                          rstd->cpu(), nullptr));
-                        rstd->upload();
-                        TP dw = w && variant != 2 ? make(d, {n}) : nullptr;
-                        check_rms_norm_backward(dy, x, w, rstd, offset, dx, dw, what);
-                    }
-                    {
-                        const std::string what = "layer_norm stash " + std::string(dtype_name(d)) + " " +
-                                                 shape_str(shape) + " variant " + std::to_string(variant);
-                        INFO(what);
-                        REQUIRE_OK(opkit_layer_norm_forward(x->cpu(), on(false, w), nullptr, 1e-5f, y->cpu(),
-                                                            mean->cpu(), rstd->cpu(), nullptr));
-                        mean->upload();
-                        rstd->upload();
-                        TP dw = w ? make(d, {n}) : nullptr;
-                        TP db = variant != 2 ? make(d, {n}) : nullptr;
-                        check_layer_norm_backward(dy, x, w, mean, rstd, dx, dw, db, what);
-                    }
+                    check_norm_backwards_stash(d, rows, widths[i], variant, seed);
                 }
     }
+}
+
+TEST_CASE("ops: rms_norm backward through the bulk-ring stash kernel", "[gpu][ops]") {
+    if (!cuda_or_skip()) return;
+    // On sm_90+, rms_norm's fp32 exact rows of 8192 run opk_rms_bwd_stash_f32_s2_exact, whose
+    // ring the Tensor Memory Accelerator fills (norm_stash_bulk, kernel_params.h): thread 0
+    // asks for a row's x and dy whole and the block waits on each slot's mbarriers. Its own
+    // case, so that scripts/gpu-check.sh can run racecheck over it alone (the stash case
+    // above also runs the cluster kernels, which racecheck must instrument). 600 rows: the
+    // two slots of each of the 132 blocks filled two and three times; 3: blocks with no row;
+    // 4224: 32 rows a block, every slot refilled many times. Every variant (weight, none,
+    // offset, misaligned weight, padded rows); layer_norm's rows of 8192 beside them take
+    // the register-sum kernels.
+    uint64_t seed = 1400;
+    for (int64_t rows : {int64_t(600), int64_t(3), int64_t(4224)})
+        for (int variant = 0; variant < 5; ++variant) check_norm_backwards_stash(f32(), rows, 8192, variant, seed);
 }
 
 TEST_CASE("ops: softmax forward and backward match the CPU", "[gpu][ops]") {

@@ -199,8 +199,9 @@ constexpr int64_t kCeStashMinPacks = 4000;  // bf16 V 32000: the shortest rows m
 // Static shared memory a row kernel may declare (its reduction scratch: group_reduce.cuh's
 // kReduceSlots floats, twice that in the norm stash backwards), which the host leaves
 // free when it sizes dynamic shared memory (kStaticSharedReserve, device.h).
-// 64 bytes more for the cluster-split stash kernels' row-sum exchange (norms.cu).
-constexpr int64_t kKernelStaticSharedMax = (int64_t(1) << 10) + 64;
+// 64 bytes more for the cluster-split stash kernels' row-sum exchange and 64 for the bulk
+// ring's mbarriers (norms.cu, stash_rows.cuh).
+constexpr int64_t kKernelStaticSharedMax = (int64_t(1) << 10) + 128;
 struct NormStashConfig {
     int threads, chunks;
 };
@@ -241,6 +242,18 @@ constexpr int64_t kNormStashMaxPacks32 = 1024;
 // the register-sum kernels, rms_norm 0.2148 / 0.2161 -> 0.2117 / 0.2123 ms, layer_norm
 // 0.2155 / 0.2159 -> 0.2189 / 0.2187 (every other fp32 norm backward within 0.4 %).
 constexpr int64_t kRmsStashMaxPacks32 = 2048;
+// The stash backwards whose ring the Tensor Memory Accelerator fills (norms.cu,
+// norm_backward_stash's Bulk; stash_rows.cuh, BulkRing): thread 0 asks for a row's x and
+// dy whole (cp.async.bulk, mbarriers), in place of every thread's 16-byte cp.async copies.
+// rms_norm's fp32 exact rows of config 2 (rows of 8192) only: on the H200
+// (bench/experiments/norm_backward_stash.cu with -DOPK_EXP_BULK, 16384x8192 with the column
+// sums, six runs: bench/results/2026-11-30-s27/r1, r4) 0.4101-0.4133 -> 0.4039-0.4068 ms;
+// layer_norm's fp32 rows of 8192 take the register-sum kernels (kNormStashMaxPacks32),
+// its stash 1 % faster with the bulk ring still behind them; fp32 rows of 4096 were
+// 1-3.6 % slower with it, bf16 rows of 8192 5-12 % slower with two slots (even with three).
+OPK_PARAMS_RULE constexpr bool norm_stash_bulk(int64_t esize, int config, bool exact) {
+    return esize == 4 && config == 2 && exact;
+}
 // Resident threads the stash kernels are built for: two 256-thread blocks an SM, or one
 // of 512 (at most 128 registers a thread).
 constexpr int kNormStashResident = 512;

@@ -713,9 +713,14 @@ OPK_DEV void merge_pair_sums(float* mine, float* out, int64_t n) {
     }
 }
 
-template <typename T, int B, int C, bool Ln, bool Exact, int K = 1, int M = 1>
+// Bulk: the ring filled by the Tensor Memory Accelerator (BulkRing, stash_rows.cuh), thread 0
+// asking for each row's x and dy whole, in place of every thread's 16-byte cp.async copies
+// (kernel_params.h, norm_stash_bulk, says where). One block a row, exact rows, at most
+// kBulkSlots slots.
+template <typename T, int B, int C, bool Ln, bool Exact, int K = 1, int M = 1, bool Bulk = false>
 OPK_DEV void norm_backward_stash(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
+    static_assert(!Bulk || (K == 1 && M == 1 && Exact), "the bulk ring: one block a row, exact rows");
     static_assert(M == 1 || (K == 1 && M == 2 && sizeof(T) == 2),
                   "pairs merge whole rows' sums, and their ring (8n bytes) holds two fp32 rows of n");
     constexpr bool kWeightOnce = Ln && sizeof(T) == 2 && C <= 2;
@@ -731,7 +736,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     // K > 1: this block's row sums, read by the cluster's blocks; alternating as smem, so
     // that the next row's exchange barrier orders this one's readers before its rewrite.
     __shared__ float exchange[2][2];
-    static_assert(int64_t(sizeof(smem) + sizeof(exchange)) <= kKernelStaticSharedMax,
+    static_assert(int64_t(sizeof(smem) + sizeof(exchange) + sizeof(BulkRing)) <= kKernelStaticSharedMax,
                   "the host leaves kKernelStaticSharedMax free");
     const RowGroup<B> g;
     // This block's cluster (a row group), its rows, and its part of each row: with K = 1 the
@@ -769,6 +774,25 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
             if (Exact || c < sp.packs) f(i, c);
         }
     };
+    __shared__ BulkRing bulk;  // Bulk only (nvcc drops it elsewhere)
+    const int bulk_slots = Bulk ? (a.stash_slots < kBulkSlots ? a.stash_slots : kBulkSlots) : 0;
+    // Thread 0 asks for row j's x and dy whole into `slot` (Bulk).
+    auto bulk_request = [&](int j, int slot) {
+        if (j >= mine) return;
+        const int64_t r = first_row + int64_t(j) * row_step;
+        uint4* s = ring + slot * slot_packs;
+        const unsigned bytes = unsigned(sp.packs * 16);
+        bulk_expect(bulk, slot, 2 * bytes);
+        bulk_copy(bulk, slot, s, row_ptr<const T>(a.x, r), bytes);
+        bulk_copy(bulk, slot, s + sp.packs, row_ptr<const T>(a.dy, r), bytes);
+    };
+    if constexpr (Bulk) {
+        if (threadIdx.x == 0) {
+            bulk_ring_init(bulk, bulk_slots, B / 32);
+            for (int j = 0; j < bulk_slots; ++j) bulk_request(j, j);
+        }
+        __syncthreads();  // the barriers initialized before anyone waits on them
+    }
     // Row j of this block's rows into `slot`; an empty group past the last keeps the count.
     auto request = [&](int j, int slot) {
         if (j < mine) {
@@ -783,7 +807,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
         }
         async_commit();
     };
-    RowRing ring_slots(a.stash_slots, request);
+    RowRing ring_slots(Bulk ? 1 : a.stash_slots, request);  // Bulk: one slot, nothing requested
     float mu_next = 0.0f, inv_next = 0.0f;
     if (mine > 0) {
         if (Ln) mu_next = strided_get<float>(a.mean, first_row);
@@ -797,7 +821,20 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
             if (Ln) mu_next = strided_get<float>(a.mean, r + row_step);
             inv_next = strided_get<float>(a.rstd, r + row_step);
         }
-        const uint4* slot = ring + ring_slots.next(j, request) * slot_packs;  // row j, landed
+        int slot_index;
+        if constexpr (Bulk) {
+            slot_index = j % bulk_slots;
+            // Row j - 1 + slots into the slot row j - 1 left, once every warp has read it.
+            if (threadIdx.x == 0 && j >= 1 && j - 1 + bulk_slots < mine) {
+                const int fs = (j - 1) % bulk_slots, f = (j - 1) / bulk_slots + 1;
+                bulk_wait_empty(bulk, fs, f);
+                bulk_request(j - 1 + bulk_slots, fs);
+            }
+            bulk_wait_full(bulk, slot_index, j / bulk_slots);
+        } else {
+            slot_index = ring_slots.next(j, request);
+        }
+        const uint4* slot = ring + slot_index * slot_packs;  // row j, landed
         if constexpr (!kWeightOnce)
 #pragma unroll
             for (int i = 0; i < C; ++i) per_iteration_words(weight.raw[i]);
@@ -852,6 +889,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
             else
                 store_pack<T, P, CacheHint::normal, true>(dxr, c, sp.n, true, out);
         });
+        if constexpr (Bulk) bulk_release(bulk, slot_index);  // this warp is done with row j's slot
     }
     // The column sums (launched dependent) may take this SM as soon as this block leaves.
     allow_dependent_launch();
@@ -1013,7 +1051,8 @@ OPK_ROW_KERNEL_C1_2BYTE(opk_rms_bwd_long, NormArgs, rms_backward, kRowConfigsNor
     extern "C" __global__ void __cluster_dims__(opk::norm_stash_pairs(Ln, sizeof(T)) ? opk::kNormStashPair : 1, 1, 1) \
         OPK_BOUNDS_RESIDENT(opk::kNormStashConfigs[i].threads, opk::kNormStashResident) name(const NormArgs a) { \
         norm_backward_stash<T, opk::kNormStashConfigs[i].threads, opk::kNormStashConfigs[i].chunks, Ln, Exact, 1, \
-                            opk::norm_stash_pairs(Ln, sizeof(T)) ? opk::kNormStashPair : 1>(a);  \
+                            opk::norm_stash_pairs(Ln, sizeof(T)) ? opk::kNormStashPair : 1,   \
+                            opk::norm_stash_bulk(sizeof(T), i, Exact)>(a);                    \
     }
 // sfx: _k2 for the pairs' kernels (kernel_params.h, OPK_LN_STASH_NAMES), empty for the rest.
 #define OPK_NORM_STASH_CONFIG(stem, dt, T, i, Ln, sfx)     \

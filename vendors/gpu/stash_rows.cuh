@@ -76,6 +76,60 @@ OPK_DEV void async_wait_pending(int n) {
 // twice the registers for the whole loop.
 OPK_DEV void per_iteration_words(uint4& p) { asm volatile("" : "+r"(p.x), "+r"(p.y), "+r"(p.z), "+r"(p.w)); }
 
+// A ring of rows in shared memory filled by the Tensor Memory Accelerator (cp.async.bulk:
+// one thread asks for a whole row part, the copy engine moves it) instead of every thread's
+// own 16-byte cp.async copies. Each slot has two mbarriers: `full` completes when the
+// slot's bytes have landed (its producer's arrive with the bytes expected, then the copies'
+// completions), `empty` when every warp of the block has read the slot (one arrive a
+// warp), so that the producer may fill it again. Phases alternate with each fill of a slot:
+// fill f of a slot is waited for with parity f & 1. Up to kBulkSlots slots.
+constexpr int kBulkSlots = 4;
+struct BulkRing {
+    unsigned long long full[kBulkSlots], empty[kBulkSlots];
+};
+OPK_DEV unsigned smem_u32(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+// Thread 0, before any other thread touches the ring: `warps` arrivals empty each slot.
+OPK_DEV void bulk_ring_init(BulkRing& b, int slots, int warps) {
+    for (int s = 0; s < slots; ++s) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(&b.full[s])) : "memory");
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(&b.empty[s])), "r"(warps) : "memory");
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+// The producer: `bytes` will land on slot s's full barrier (the sum of the copies' sizes).
+OPK_DEV void bulk_expect(BulkRing& b, int s, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(&b.full[s])), "r"(bytes)
+                 : "memory");
+}
+// The producer: `bytes` (a multiple of 16, both addresses 16-byte aligned) from global
+// memory into shared memory, completing on slot s's full barrier.
+OPK_DEV void bulk_copy(BulkRing& b, int s, void* dst, const void* src, unsigned bytes) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     smem_u32(dst)),
+                 "l"(src), "r"(bytes), "r"(smem_u32(&b.full[s]))
+                 : "memory");
+}
+OPK_DEV void mbarrier_wait(const unsigned long long* bar, unsigned parity) {
+    asm volatile(
+        "{\n .reg .pred done;\n wait_%=:\n mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+        " @!done bra wait_%=;\n}" ::"r"(smem_u32(bar)),
+        "r"(parity)
+        : "memory");
+}
+// Every thread: fill f of slot s has landed.
+OPK_DEV void bulk_wait_full(BulkRing& b, int s, int f) { mbarrier_wait(&b.full[s], unsigned(f & 1)); }
+// Every thread, after its last read of fill f of slot s: one arrive a warp.
+OPK_DEV void bulk_release(BulkRing& b, int s) {
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(&b.empty[s])) : "memory");
+}
+// The producer, before fill f >= 1 of slot s: every warp has read fill f - 1; then its
+// generic-proxy reads are ordered before the copy engine's writes.
+OPK_DEV void bulk_wait_empty(BulkRing& b, int s, int f) {
+    mbarrier_wait(&b.empty[s], unsigned((f - 1) & 1));
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
 // The slot bookkeeping of a ring of `slots` rows in shared memory that a block's threads
 // fill by cp.async while they work on an earlier row (norms.cu's stash backwards and ring
 // forward): the first slots - 1 rows are requested up front, and at row j the row
