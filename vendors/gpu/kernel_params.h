@@ -245,12 +245,15 @@ constexpr int64_t kRmsStashMaxPacks32 = 2048;
 // The stash backwards whose ring the Tensor Memory Accelerator fills (norms.cu,
 // norm_backward_stash's Bulk; stash_rows.cuh, BulkRing): thread 0 asks for a row's x and
 // dy whole (cp.async.bulk, mbarriers), in place of every thread's 16-byte cp.async copies.
-// rms_norm's fp32 exact rows of config 2 (rows of 8192) only: on the H200
-// (bench/experiments/norm_backward_stash.cu with -DOPK_EXP_BULK, 16384x8192 with the column
-// sums, six runs: bench/results/2026-11-30-s27/r1, r4) 0.4101-0.4133 -> 0.4039-0.4068 ms;
-// layer_norm's fp32 rows of 8192 take the register-sum kernels (kNormStashMaxPacks32),
-// its stash 1 % faster with the bulk ring still behind them; fp32 rows of 4096 were
-// 1-3.6 % slower with it, bf16 rows of 8192 5-12 % slower with two slots (even with three).
+// rms_norm's fp32 exact rows of config 2 (rows of 8192) only. On the H200
+// (bench/experiments/norm_backward_stash.cu with -DOPK_EXP_BULK, the kernel with the column
+// sums, six runs each: bench/results/2026-11-30-s27/r1, r4), ms, cp.async -> bulk: fp32
+// 16384x8192 rms_norm 0.4080-0.4133 -> 0.4020-0.4068, layer_norm 0.4129-0.4150 ->
+// 0.4070-0.4115 (its fp32 rows of 8192 take the register-sum kernels, kNormStashMaxPacks32,
+// which its stash trails even so); fp32 rows of 4096 1-4 % slower; bf16 rows of 8192
+// 7-12 % slower with two slots (with three, rms_norm's equal, layer_norm's 8 % slower), of
+// 4096 and 16384 equal or slower. Through the library (r5): fp32 rms_norm 8192x8192
+// 0.2099 -> 0.2051 ms.
 OPK_PARAMS_RULE constexpr bool norm_stash_bulk(int64_t esize, int config, bool exact) {
     return esize == 4 && config == 2 && exact;
 }
