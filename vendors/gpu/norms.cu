@@ -425,17 +425,27 @@ OPK_DEV void ln_forward_rows(const NormArgs& a, float* smem) {
         auto emit = [&](int, int64_t c, const float(&v)[P]) {
             float wv[P], out[P];
             column_pack<T, P, Exact>(w, c, sp.n, a.weight_vec, 0.0f, wv);
-            // The bias tested once a pack: written `+ (b ? bv[k] : 0)`, nvcc selected an
-            // element at a time (an FSEL an element, 32 of the bf16 g512 kernel's 660
-            // instructions a warp and row). The FMA is what nvcc contracted that form to.
-            if (b) {
-                float bv[P];
-                load_pack<T, P, Exact>(b, c, sp.n, a.bias_vec, bv);
+            if constexpr (!OPK_SMALL_VGPR_FILE) {
+                // The bias tested once a pack: written `+ (b ? bv[k] : 0)`, nvcc selected an
+                // element at a time (an FSEL an element, 32 of the bf16 g512 kernel's 660
+                // instructions a warp and row). The FMA is what nvcc contracted that form to.
+                if (b) {
+                    float bv[P];
+                    load_pack<T, P, Exact>(b, c, sp.n, a.bias_vec, bv);
 #pragma unroll
-                for (int k = 0; k < P; ++k) out[k] = fmaf((v[k] - mu) * inv, wv[k], bv[k]);
+                    for (int k = 0; k < P; ++k) out[k] = fmaf((v[k] - mu) * inv, wv[k], bv[k]);
+                } else {
+#pragma unroll
+                    for (int k = 0; k < P; ++k) out[k] = (v[k] - mu) * inv * wv[k];
+                }
             } else {
+                // gfx900/906/908 (a 256-entry VGPR file) keep the select: with two loops their
+                // opk_ln_fwd_bf16_c1 spilled 3 VGPRs (the AMD code-object gate), where on
+                // NVIDIA the select in the general bodies spilled more (check-cuda-spills).
+                float bv[P];
+                if (b) load_pack<T, P>(b, c, sp.n, a.bias_vec, bv);
 #pragma unroll
-                for (int k = 0; k < P; ++k) out[k] = (v[k] - mu) * inv * wv[k];
+                for (int k = 0; k < P; ++k) out[k] = (v[k] - mu) * inv * wv[k] + (b ? bv[k] : 0.0f);
             }
             store_pack<T, P, kStoreHint<cached>, Exact>(yr, c, sp.n, a.y.vec, out);
         };
