@@ -8,7 +8,8 @@
 # pack i + 1's weight before pack i's store (layer_norm: the weight only, the bias ahead too
 # spilled 16 bytes); compiled on the build VM: no spills (check-cuda-spills within budget),
 # layer_norm bf16 fixed 64 registers, rms_norm bf16 fixed 48 -> 56, the SASS order
-# w0 w1 b0 st0 w2 b1 st1 ... as meant.
+# w0 w1 b0 st0 w2 b1 st1 ... as meant; the AMD code-object gate passes with it (all six
+# targets, scripts/hip-device-compile.sh).
 # Build first, on the build VM (about 3 minutes), from the tree the patch applies to:
 #   git apply bench/experiments/norm-fwd-columns-ahead.patch
 #   ninja -C build-gpu -j2 && ninja -C build-gpu -j2 vendors/cuda/all vendors/rocm/all
