@@ -6,7 +6,8 @@ Nsight Compute to profile (no timing here: ncu replays each kernel itself).
         --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats \\
         python3 bench/ncu_ops.py [--dtype bf16]
 
-Each op runs once per shape; module loading happens before the first kernel runs, so
+Each op runs once per shape (norms and softmax: `--row-shapes`, 32768x4096 and 4096x16384
+by default); module loading happens before the first kernel runs, so
 ncu's replays see the kernels alone. `--ops rope,embedding` adds the rope forward/backward
 (4x4096x32x128) and the embedding forward (V 128256 x D 4096, 8192 ids); with
 `--compile`, torch.compile's version of each of those runs once after opkit's, compiled
@@ -31,6 +32,8 @@ def main():
     p.add_argument("--dtype", default="bf16")
     p.add_argument("--ops", default="norms,softmax,ce", help="comma list of norms, softmax, ce, rope, embedding")
     p.add_argument("--compile", action="store_true", help="torch.compile's rope and embedding too")
+    p.add_argument("--row-shapes", default="32768x4096,4096x16384",
+                   help="comma list of ROWSxCOLS for norms and softmax (e.g. 8192x8192)")
     args = p.parse_args()
     ops = set(args.ops.split(","))
     dt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[args.dtype]
@@ -39,7 +42,8 @@ def main():
     def rnd(*s):
         return torch.randn(*s, device="cuda").to(dt)
 
-    for R, N in ((32768, 4096), (4096, 16384)) if ops & {"norms", "softmax"} else ():
+    row_shapes = [tuple(int(v) for v in shape.split("x")) for shape in args.row_shapes.split(",") if shape]
+    for R, N in row_shapes if ops & {"norms", "softmax"} else ():
         x, dy, w, b = rnd(R, N), rnd(R, N), rnd(N), rnd(N)
         y, dx, dw, db = torch.empty_like(x), torch.empty_like(x), torch.empty_like(w), torch.empty_like(b)
         rstd = torch.empty(R, device="cuda")
