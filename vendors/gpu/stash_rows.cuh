@@ -19,6 +19,9 @@
 
 namespace opk {
 
+// A shared-memory address as the 32-bit operand PTX's shared-state-space instructions take.
+OPK_DEV unsigned smem_u32(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+
 // 16 bytes from global to shared memory without passing through registers: by default
 // past L1 (cp.async.cg), since every stash reads its bytes once. ThroughL1 (cp.async.ca)
 // where it was measured to pay (twenty-sixth session, docs/PERFORMANCE.md):
@@ -32,7 +35,7 @@ namespace opk {
 //     one-block kernel stays as it was.
 template <bool ThroughL1 = false>
 OPK_DEV void copy16_async(uint4* dst, const void* src) {
-    const unsigned d = unsigned(__cvta_generic_to_shared(dst));
+    const unsigned d = smem_u32(dst);
     if constexpr (ThroughL1)
         asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
     else
@@ -87,7 +90,6 @@ constexpr int kBulkSlots = 4;
 struct BulkRing {
     unsigned long long full[kBulkSlots], empty[kBulkSlots];
 };
-OPK_DEV unsigned smem_u32(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
 // Thread 0, before any other thread touches the ring: `warps` arrivals empty each slot.
 OPK_DEV void bulk_ring_init(BulkRing& b, int slots, int warps) {
     for (int s = 0; s < slots; ++s) {
