@@ -36,6 +36,51 @@ OPK_DEV void column_pack(const T* v, int64_t c, int64_t n, bool vec, float offse
     }
 }
 
+// The forwards' output pass: body(c, v, wv) for each pack c of the row, v its x and wv the
+// weight's pack as fp32 plus `offset` (ones without a weight). Ahead (cached exact rows): pack
+// i + 1's weight is loaded before body(i) stores pack i. A load may not move above a store
+// that may alias it, so each pack's weight load otherwise issued only after the previous
+// pack's store, and a row paid that latency pack after pack (the kernels are latency-bound:
+// 53 % of issue slots busy in bf16 layer_norm's fixed g512). A/B on the H200, alternating
+// twice: bf16 layer_norm forward 0.986-0.993 of its time, rms_norm 0.996-0.999, fp32 equal
+// (bench/results/2026-11-30-s28/r1). Only the weight runs ahead: layer_norm's bias ahead too
+// spilled 16 bytes in its bf16 fixed-group kernels.
+template <typename T, int C, bool Cached, bool Exact, bool Ahead, class F>
+OPK_DEV void output_pass(const RowCache<T, C>& x, const T* xr, const Span& sp, bool x_vec, const T* w, bool w_vec,
+                         float offset, F&& body) {
+    constexpr int P = Pack<T>::n;
+    if constexpr (Cached && Exact && Ahead) {
+        uint4 next = make_uint4(0, 0, 0, 0);
+        if (w) next = load16<CacheHint::normal>(w + int64_t(sp.lane) * P);
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            const int64_t c = int64_t(i) * sp.size + sp.lane;
+            const uint4 cur = next;
+            if (w && i + 1 < C) next = load16<CacheHint::normal>(w + (c + sp.size) * P);
+            float v[P], wv[P];
+            unpack<T, P>(x.raw[i], v);
+            if (w) {
+                unpack<T, P>(cur, wv);
+                add_offset(offset, wv);
+            } else {
+#pragma unroll
+                for (int k = 0; k < P; ++k) wv[k] = 1.0f;
+            }
+            body(c, v, wv);
+        }
+    } else {
+        auto emit = [&](int, int64_t c, const float(&v)[P]) {
+            float wv[P];
+            column_pack<T, P, Exact>(w, c, sp.n, w_vec, offset, wv);
+            body(c, v, wv);
+        };
+        if constexpr (Cached)
+            x.template each<Exact>(sp, emit);
+        else
+            stream_row_back<T>(xr, sp, x_vec, 0.0f, emit);
+    }
+}
+
 // Dynamic shared memory of the norm backward kernels: the weight row where
 // kNormBwdSharedWeight, then [arrays][rows per block][n] fp32 sums where shared_sums.
 // 16-byte aligned: the weight row is read as 16-byte packs (on NVIDIA the code is the same
@@ -143,17 +188,14 @@ OPK_DEV void rms_forward_rows(const NormArgs& a, float* smem) {
         }
         ss = group_sum1<G>(ss, smem);
         const float inv = 1.0f / sqrtf(ss / float(sp.n) + a.eps);
-        auto emit = [&](int, int64_t c, const float(&v)[P]) {
-            float wv[P], out[P];
-            column_pack<T, P, Exact>(w, c, sp.n, a.weight_vec, a.weight_offset, wv);
+        output_pass<T, C ? C : 1, cached, Exact, true>(
+            x, xr, sp, a.x.vec, w, a.weight_vec, a.weight_offset,
+            [&](int64_t c, const float(&v)[P], const float(&wv)[P]) {
+                float out[P];
 #pragma unroll
-            for (int k = 0; k < P; ++k) out[k] = v[k] * inv * wv[k];
-            store_pack<T, P, kStoreHint<cached>, Exact>(yr, c, sp.n, a.y.vec, out);
-        };
-        if constexpr (cached)
-            x.template each<Exact>(sp, emit);
-        else
-            stream_row_back<T>(xr, sp, a.x.vec, 0.0f, emit);
+                for (int k = 0; k < P; ++k) out[k] = v[k] * inv * wv[k];
+                store_pack<T, P, kStoreHint<cached>, Exact>(yr, c, sp.n, a.y.vec, out);
+            });
         if (g.lane == 0 && a.rstd.data) strided_set<float>(a.rstd, r, inv);
     }
 }
@@ -422,37 +464,36 @@ OPK_DEV void ln_forward_rows(const NormArgs& a, float* smem) {
             var = m2 * inv_n;
         }
         const float inv = 1.0f / sqrtf(var + a.eps);
-        auto emit = [&](int, int64_t c, const float(&v)[P]) {
-            float wv[P], out[P];
-            column_pack<T, P, Exact>(w, c, sp.n, a.weight_vec, 0.0f, wv);
-            if constexpr (!OPK_SMALL_VGPR_FILE) {
-                // The bias tested once a pack: written `+ (b ? bv[k] : 0)`, nvcc selected an
-                // element at a time (an FSEL an element, 32 of the bf16 g512 kernel's 660
-                // instructions a warp and row). The FMA is what nvcc contracted that form to.
-                if (b) {
-                    float bv[P];
-                    load_pack<T, P, Exact>(b, c, sp.n, a.bias_vec, bv);
+        // The weight ahead was not measured on 256-VGPR AMD targets nor over more than four
+        // packs a thread (the fp32 wide kernels): they keep the plain pass.
+        constexpr bool ahead = !OPK_SMALL_VGPR_FILE && C <= 4;
+        output_pass<T, C ? C : 1, cached, Exact, ahead>(
+            x, xr, sp, a.x.vec, w, a.weight_vec, 0.0f, [&](int64_t c, const float(&v)[P], const float(&wv)[P]) {
+                float out[P];
+                if constexpr (!OPK_SMALL_VGPR_FILE) {
+                    // The bias tested once a pack: written `+ (b ? bv[k] : 0)`, nvcc selected an
+                    // element at a time (an FSEL an element, 32 of the bf16 g512 kernel's 660
+                    // instructions a warp and row). The FMA is what nvcc contracted that form to.
+                    if (b) {
+                        float bv[P];
+                        load_pack<T, P, Exact>(b, c, sp.n, a.bias_vec, bv);
 #pragma unroll
-                    for (int k = 0; k < P; ++k) out[k] = fmaf((v[k] - mu) * inv, wv[k], bv[k]);
+                        for (int k = 0; k < P; ++k) out[k] = fmaf((v[k] - mu) * inv, wv[k], bv[k]);
+                    } else {
+#pragma unroll
+                        for (int k = 0; k < P; ++k) out[k] = (v[k] - mu) * inv * wv[k];
+                    }
                 } else {
+                    // gfx900/906/908 (a 256-entry VGPR file) keep the select: with two loops their
+                    // opk_ln_fwd_bf16_c1 spilled 3 VGPRs (the AMD code-object gate), where on
+                    // NVIDIA the select in the general bodies spilled more (check-cuda-spills).
+                    float bv[P];
+                    if (b) load_pack<T, P>(b, c, sp.n, a.bias_vec, bv);
 #pragma unroll
-                    for (int k = 0; k < P; ++k) out[k] = (v[k] - mu) * inv * wv[k];
+                    for (int k = 0; k < P; ++k) out[k] = (v[k] - mu) * inv * wv[k] + (b ? bv[k] : 0.0f);
                 }
-            } else {
-                // gfx900/906/908 (a 256-entry VGPR file) keep the select: with two loops their
-                // opk_ln_fwd_bf16_c1 spilled 3 VGPRs (the AMD code-object gate), where on
-                // NVIDIA the select in the general bodies spilled more (check-cuda-spills).
-                float bv[P];
-                if (b) load_pack<T, P>(b, c, sp.n, a.bias_vec, bv);
-#pragma unroll
-                for (int k = 0; k < P; ++k) out[k] = (v[k] - mu) * inv * wv[k] + (b ? bv[k] : 0.0f);
-            }
-            store_pack<T, P, kStoreHint<cached>, Exact>(yr, c, sp.n, a.y.vec, out);
-        };
-        if constexpr (cached)
-            x.template each<Exact>(sp, emit);
-        else
-            stream_row_back<T>(xr, sp, a.x.vec, 0.0f, emit);
+                store_pack<T, P, kStoreHint<cached>, Exact>(yr, c, sp.n, a.y.vec, out);
+            });
         if (g.lane == 0) {
             if (a.mean.data) strided_set<float>(a.mean, r, mu);
             if (a.rstd.data) strided_set<float>(a.rstd, r, inv);
