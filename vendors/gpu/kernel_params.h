@@ -129,6 +129,17 @@ constexpr int kFixedChunks16 = 4;
 // backwards one ring round ahead, the embedding forward's table rows, the softmax
 // backward's exact rows (docs/PERFORMANCE.md, the twenty-fourth session).
 constexpr int64_t kRowPrefetchAheadBytes = int64_t(4) << 20;
+// The fp32 register-sum norm backwards (opk_{ln,rms}_bwd_regs_f32: 128 registers, no room
+// for a next-row prefetch, so nothing is in flight while a block reduces and writes dx;
+// Nsight Compute, opk_ln_bwd_regs_f32 at 8192x8192: DRAM 82 %, 0.56 eligible warps a
+// scheduler, long-scoreboard stalls half the cycles) ask L2 for x's and dy's row
+// kNormBwdRegsAheadBytes of rows ahead, as the forwards do. Measured on the H200
+// (twenty-eighth session, bench/results/2026-11-30-s28/r3, two rounds alternating with the
+// library without it; time ratios): 1 MB and 2 MB ahead fp32 layer_norm backward 8192x8192
+// 0.961-0.962 (0.211 -> 0.203 ms), rms_norm 32768x4096 0.996-0.997, the rest within 0.5 %;
+// 4 MB 1.072 at layer_norm 8192x8192 (not profiled). The 2-byte layer_norm exact kernels,
+// also without a next-row prefetch, measured 0.998-1.003 with it and do not ask.
+constexpr int64_t kNormBwdRegsAheadBytes = int64_t(1) << 20;
 // One fixed-group kernel as the host picks it (fixed_group_plan): rows of exactly
 // threads * chunks packs.
 struct FixedKernel {

@@ -326,8 +326,10 @@ constexpr bool kNormBwdPrefetch = C > 0 && C <= 2 && sizeof(T) == 2 && !OPK_SMAL
 
 // dx = rstd * g - x * rstd^3 * mean(g * x), g = dy * (weight + weight_offset);
 // dweight += dy * x * rstd.
+// L2Ahead: x's and dy's row kNormBwdRegsAheadBytes of rows ahead asked of L2 (the fp32
+// register-sum kernels; kernel_params.h has the measurements).
 template <typename T, int G, int C, bool Exact, bool Prefetch = kNormBwdPrefetch<T, C>,
-          bool SharedW = kNormBwdSharedWeight<G, C>>
+          bool SharedW = kNormBwdSharedWeight<G, C>, bool L2Ahead = false>
 OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     const RowGroup<G> g;
@@ -343,6 +345,9 @@ OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
 
     RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
     if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
+    static_assert(!L2Ahead || (cached && Exact && !Prefetch), "L2Ahead: cached exact rows without the prefetch");
+    const uint32_t row_bytes = uint32_t(sp.n * int64_t(sizeof(T)));
+    const int64_t ahead = L2Ahead ? rows_ahead(row_bytes, kNormBwdRegsAheadBytes) : 0;
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const Span sp = per_row(rows_span);
@@ -362,6 +367,10 @@ OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
         };
         if constexpr (cached) {
             if constexpr (!Prefetch) prefetch2<Exact>(a.x, a.dy, r, a.rows, sp, xc, dyc);
+            if constexpr (L2Ahead) {
+                prefetch_row<T>(a.x, r, ahead, a.rows, row_bytes, g.lane);
+                prefetch_row<T>(a.dy, r, ahead, a.rows, row_bytes, g.lane);
+            }
             each2<Exact>(dyc, xc, sp, first);
             if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
         } else {
@@ -521,10 +530,10 @@ OPK_DEV void ln_forward_exact(const NormArgs& a) {
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); dweight += dy * xhat; dbias += dy.
 // RegSums: dweight/dbias summed in registers (ColumnRegs) rather than in shared memory or
 // the partial rows (ColumnAcc): cached 2-byte rows, and fp32 rows in opk_ln_bwd_regs_f32.
-// WordMode: how bf16 packs convert (rows.cuh, unpack).
+// WordMode: how bf16 packs convert (rows.cuh, unpack). L2Ahead: as rms_backward_rows'.
 template <typename T, int G, int C, bool Exact, bool Prefetch = kNormBwdPrefetch<T, C>,
           bool SharedW = kNormBwdSharedWeight<G, C>, bool RegSums = (C > 0 && sizeof(T) == 2), int WordMode = -1,
-          bool RegW = false>
+          bool RegW = false, bool L2Ahead = false>
 OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     const RowGroup<G> g;
@@ -547,6 +556,9 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
     const float inv_n = 1.0f / float(sp.n);
     RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
     if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
+    static_assert(!L2Ahead || (cached && Exact && !Prefetch), "L2Ahead: cached exact rows without the prefetch");
+    const uint32_t row_bytes = uint32_t(sp.n * int64_t(sizeof(T)));
+    const int64_t ahead = L2Ahead ? rows_ahead(row_bytes, kNormBwdRegsAheadBytes) : 0;
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const Span sp = per_row(rows_span);
@@ -571,6 +583,10 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
         };
         if constexpr (cached) {
             if constexpr (!Prefetch) prefetch2<Exact>(a.x, a.dy, r, a.rows, sp, xc, dyc);
+            if constexpr (L2Ahead) {
+                prefetch_row<T>(a.x, r, ahead, a.rows, row_bytes, g.lane);
+                prefetch_row<T>(a.dy, r, ahead, a.rows, row_bytes, g.lane);
+            }
             each2<Exact, WordMode>(dyc, xc, sp, first);
             if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
         } else {
@@ -630,22 +646,24 @@ OPK_DEV void ln_backward_long(const NormArgs& a) {
 
 // rms_norm's fp32 backward of rows exact for kRowConfigsNormBwdRegs32's config 1: the
 // exact-row body alone, four packs a thread (its sums are in registers in every cached
-// kernel), the weight row from shared memory, 128 registers; the general body without
-// kExactPath (gfx900/906/908).
+// kernel), the weight row from shared memory, 128 registers, x's and dy's rows ahead asked
+// of L2; the general body without kExactPath (gfx900/906/908).
 template <typename T, int G, int C>
 OPK_DEV void rms_backward_regs(const NormArgs& a) {
     __shared__ float smem[kReduceSlots];
-    rms_backward_rows<T, G, C, kExactPath<G, C>, false, kNormBwdSharedWeight<G, C>>(a, smem);
+    rms_backward_rows<T, G, C, kExactPath<G, C>, false, kNormBwdSharedWeight<G, C>, kExactPath<G, C>>(a, smem);
 }
 
 // layer_norm's fp32 backward of rows exact for kRowConfigsNormBwdRegs32's config 1: the
 // exact-row body alone, four packs a thread, dweight/dbias sums in registers, the weight
-// row from shared memory, 128 registers (kernel_params.h says why). Without kExactPath
+// row from shared memory, 128 registers (kernel_params.h says why), rows ahead asked of L2
+// as rms_backward_regs. Without kExactPath
 // (gfx900/906/908) the general body, still with register sums.
 template <typename T, int G, int C>
 OPK_DEV void ln_backward_regs(const NormArgs& a) {
     __shared__ float smem[kReduceSlots];
-    ln_backward_rows<T, G, C, kExactPath<G, C>, false, kNormBwdSharedWeight<G, C>, true>(a, smem);
+    ln_backward_rows<T, G, C, kExactPath<G, C>, false, kNormBwdSharedWeight<G, C>, true, -1, false, kExactPath<G, C>>(
+        a, smem);
 }
 
 // layer_norm's backward for 2-byte rows exact for two packs a thread (kRowConfigsLnBwd16,

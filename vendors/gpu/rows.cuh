@@ -79,6 +79,11 @@ OPK_DEV void prefetch_row(const RowsView& x, int64_t r, int64_t ahead, int64_t r
     if (lane == 0 && r + ahead < rows) prefetch_l2(row_ptr<const T>(x, r + ahead), bytes);
 }
 
+// How many rows of `bytes` each make `distance` bytes: at least one.
+OPK_DEV int64_t rows_ahead(int64_t bytes, int64_t distance) {
+    return bytes >= distance ? 1 : distance / bytes;
+}
+
 // Rows exact for a fixed group of G threads by C packs: the row kRowPrefetchAheadBytes of
 // rows ahead (kernel_params.h has the measurements).
 template <typename T, int G, int C>
