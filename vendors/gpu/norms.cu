@@ -844,7 +844,6 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
         }
     };
     __shared__ BulkRing bulk;  // Bulk only (nvcc drops it elsewhere)
-    const int bulk_slots = Bulk ? (a.stash_slots < kBulkSlots ? a.stash_slots : kBulkSlots) : 0;
     // Thread 0 asks for row j's x and dy whole into `slot` (Bulk).
     auto bulk_request = [&](int j, int slot) {
         if (j >= mine) return;
@@ -855,13 +854,8 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
         bulk_copy(bulk, slot, s, row_ptr<const T>(a.x, r), bytes);
         bulk_copy(bulk, slot, s + sp.packs, row_ptr<const T>(a.dy, r), bytes);
     };
-    if constexpr (Bulk) {
-        if (threadIdx.x == 0) {
-            bulk_ring_init(bulk, bulk_slots, B / 32);
-            for (int j = 0; j < bulk_slots; ++j) bulk_request(j, j);
-        }
-        __syncthreads();  // the barriers initialized before anyone waits on them
-    }
+    BulkRowRing bulk_slots{bulk, a.stash_slots < kBulkSlots ? a.stash_slots : kBulkSlots};
+    if constexpr (Bulk) bulk_slots.start(B / 32, bulk_request);
     // Row j of this block's rows into `slot`; an empty group past the last keeps the count.
     auto request = [&](int j, int slot) {
         if (j < mine) {
@@ -890,19 +884,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
             if (Ln) mu_next = strided_get<float>(a.mean, r + row_step);
             inv_next = strided_get<float>(a.rstd, r + row_step);
         }
-        int slot_index;
-        if constexpr (Bulk) {
-            slot_index = j % bulk_slots;
-            // Row j - 1 + slots into the slot row j - 1 left, once every warp has read it.
-            if (threadIdx.x == 0 && j >= 1 && j - 1 + bulk_slots < mine) {
-                const int fs = (j - 1) % bulk_slots, f = (j - 1) / bulk_slots + 1;
-                bulk_wait_empty(bulk, fs, f);
-                bulk_request(j - 1 + bulk_slots, fs);
-            }
-            bulk_wait_full(bulk, slot_index, j / bulk_slots);
-        } else {
-            slot_index = ring_slots.next(j, request);
-        }
+        const int slot_index = Bulk ? bulk_slots.next(j, mine, bulk_request) : ring_slots.next(j, request);
         const uint4* slot = ring + slot_index * slot_packs;  // row j, landed
         if constexpr (!kWeightOnce)
 #pragma unroll
@@ -958,7 +940,7 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
             else
                 store_pack<T, P, CacheHint::normal, true>(dxr, c, sp.n, true, out);
         });
-        if constexpr (Bulk) bulk_release(bulk, slot_index);  // this warp is done with row j's slot
+        if constexpr (Bulk) bulk_slots.release(slot_index);  // this warp is done with row j's slot
     }
     // The column sums (launched dependent) may take this SM as soon as this block leaves.
     allow_dependent_launch();

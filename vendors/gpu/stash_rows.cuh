@@ -157,6 +157,41 @@ struct RowRing {
     }
 };
 
+// The slot bookkeeping of a BulkRing (norms.cu's fp32 stash backward of rows of 8192):
+// thread 0 requests the first `slots` rows up front; at row j it waits until every warp
+// has released row j - 1's slot and requests row j - 1 + slots into it, then every thread
+// waits for row j's fill. Row j is fill j / slots of slot j % slots. request(j, slot) is
+// thread 0's: it arms the slot's full barrier with the row's bytes and starts its copies
+// (nothing past the block's last row). start() ends in a barrier, so that no thread waits
+// on an mbarrier before thread 0 has initialized it.
+struct BulkRowRing {
+    BulkRing& bars;
+    int slots;
+    // Every thread, once, before next().
+    template <class Request>
+    OPK_DEV void start(int warps, Request&& request) {
+        if (threadIdx.x == 0) {
+            bulk_ring_init(bars, slots, warps);
+            for (int j = 0; j < slots; ++j) request(j, j);
+        }
+        __syncthreads();
+    }
+    // Row j's slot, its bytes landed (rows: the block's row count).
+    template <class Request>
+    OPK_DEV int next(int j, int rows, Request&& request) {
+        if (threadIdx.x == 0 && j >= 1 && j - 1 + slots < rows) {
+            const int refill = (j - 1) % slots;
+            bulk_wait_empty(bars, refill, (j - 1) / slots + 1);
+            request(j - 1 + slots, refill);
+        }
+        const int slot = j % slots;
+        bulk_wait_full(bars, slot, j / slots);
+        return slot;
+    }
+    // Every thread, after its last read of `slot` for this row.
+    OPK_DEV void release(int slot) { bulk_release(bars, slot); }
+};
+
 // Packs of a row in each block's part: the last block's part may be shorter or empty.
 OPK_DEV int64_t stash_chunk(int64_t packs, int K) { return (packs + K - 1) / K; }
 
