@@ -136,9 +136,11 @@ constexpr int64_t kRowPrefetchAheadBytes = int64_t(4) << 20;
 // kNormBwdRegsAheadBytes of rows ahead, as the forwards do. Measured on the H200
 // (twenty-eighth session, bench/results/2026-11-30-s28/r3, two rounds alternating with the
 // library without it; time ratios): 1 MB and 2 MB ahead fp32 layer_norm backward 8192x8192
-// 0.961-0.962 (0.211 -> 0.203 ms), rms_norm 32768x4096 0.996-0.997, the rest within 0.5 %;
-// 4 MB 1.072 at layer_norm 8192x8192 (not profiled). The 2-byte layer_norm exact kernels,
-// also without a next-row prefetch, measured 0.998-1.003 with it and do not ask.
+// 0.961-0.962 (0.211 -> 0.203 ms; Nsight Compute, r6: the same DRAM bytes, the L2 hit rate
+// 35 -> 48 %), rms_norm 32768x4096 0.996-0.997, the rest within 0.5 %; 4 MB 1.072 at
+// layer_norm 8192x8192 (not profiled). The 2-byte layer_norm exact kernels, also without a
+// next-row prefetch, measured 0.998-1.003 with it, and the fp32 split stash kernels (rows
+// of 16384) 0.989-1.013 (r6): neither asks.
 constexpr int64_t kNormBwdRegsAheadBytes = int64_t(1) << 20;
 // One fixed-group kernel as the host picks it (fixed_group_plan): rows of exactly
 // threads * chunks packs.

@@ -473,8 +473,9 @@ OPK_DEV void ln_forward_rows(const NormArgs& a, float* smem) {
             var = m2 * inv_n;
         }
         const float inv = 1.0f / sqrtf(var + a.eps);
-        // The weight ahead was not measured on 256-VGPR AMD targets nor over more than four
-        // packs a thread (the fp32 wide kernels): they keep the plain pass.
+        // The plain pass over more than four packs a thread (fp32 rows of 8192 and 16384): the
+        // weight ahead measured no faster there (0.997-1.001, the twenty-eighth session) and
+        // spilled the wide kernel. Not measured on the 256-VGPR AMD targets, which keep it too.
         constexpr bool ahead = !OPK_SMALL_VGPR_FILE && C <= 4;
         output_pass<T, C ? C : 1, cached, Exact, ahead>(
             x, xr, sp, a.x.vec, w, a.weight_vec, 0.0f, [&](int64_t c, const float(&v)[P], const float(&wv)[P]) {
@@ -657,8 +658,8 @@ OPK_DEV void rms_backward_regs(const NormArgs& a) {
 // layer_norm's fp32 backward of rows exact for kRowConfigsNormBwdRegs32's config 1: the
 // exact-row body alone, four packs a thread, dweight/dbias sums in registers, the weight
 // row from shared memory, 128 registers (kernel_params.h says why), rows ahead asked of L2
-// as rms_backward_regs. Without kExactPath
-// (gfx900/906/908) the general body, still with register sums.
+// as rms_backward_regs. Without kExactPath (gfx900/906/908) the general body, still with
+// register sums.
 template <typename T, int G, int C>
 OPK_DEV void ln_backward_regs(const NormArgs& a) {
     __shared__ float smem[kReduceSlots];
