@@ -46,7 +46,7 @@ template <typename T>
 OPK_DEV void prefetch_position_ahead(const RopeArgs& a, int64_t pos, int64_t positions) {
     if (!a.vec || a.xs[2] != a.D) return;
     const int64_t bytes = a.H * a.D * int64_t(sizeof(T));
-    const int64_t ahead = bytes >= kRowPrefetchAheadBytes ? 1 : kRowPrefetchAheadBytes / bytes;
+    const int64_t ahead = rows_ahead(bytes, kRowPrefetchAheadBytes);
     if (pos + ahead >= positions || bytes > int64_t(UINT32_MAX)) return;
     int64_t b, t;
     div_mod(pos + ahead, a.T, b, t);

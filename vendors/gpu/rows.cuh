@@ -80,7 +80,7 @@ OPK_DEV void prefetch_row(const RowsView& x, int64_t r, int64_t ahead, int64_t r
 }
 
 // How many rows of `bytes` each make `distance` bytes: at least one.
-OPK_DEV int64_t rows_ahead(int64_t bytes, int64_t distance) {
+constexpr OPK_DEV int64_t rows_ahead(int64_t bytes, int64_t distance) {
     return bytes >= distance ? 1 : distance / bytes;
 }
 
@@ -90,7 +90,7 @@ template <typename T, int G, int C>
 OPK_DEV void prefetch_row_ahead(const RowsView& x, int64_t r, int64_t rows, int lane) {
     static_assert(G > 0 && C > 0, "rows exact for a fixed group");
     constexpr int64_t bytes = int64_t(G) * C * 16;
-    constexpr int64_t ahead = bytes >= kRowPrefetchAheadBytes ? 1 : kRowPrefetchAheadBytes / bytes;
+    constexpr int64_t ahead = rows_ahead(bytes, kRowPrefetchAheadBytes);
     prefetch_row<T>(x, r, ahead, rows, uint32_t(bytes), lane);
 }
 
