@@ -81,6 +81,27 @@ OPK_DEV void output_pass(const RowCache<T, C>& x, const T* xr, const Span& sp, b
     }
 }
 
+// The backwards' L2 rows ahead (L2Ahead; kNormBwdRegsAheadBytes): ask() has the group's
+// first thread ask L2 for x's and dy's row that many bytes of rows past row r. Nothing
+// where !On.
+template <typename T, bool On>
+struct BwdRowsAhead {
+    uint32_t bytes = 0;
+    int64_t ahead = 0;
+    OPK_DEV explicit BwdRowsAhead(int64_t n) {
+        if constexpr (On) {
+            bytes = uint32_t(n * int64_t(sizeof(T)));
+            ahead = rows_ahead(bytes, kNormBwdRegsAheadBytes);
+        }
+    }
+    OPK_DEV void ask(const NormArgs& a, int64_t r, int lane) const {
+        if constexpr (On) {
+            prefetch_row<T>(a.x, r, ahead, a.rows, bytes, lane);
+            prefetch_row<T>(a.dy, r, ahead, a.rows, bytes, lane);
+        }
+    }
+};
+
 // Dynamic shared memory of the norm backward kernels: the weight row where
 // kNormBwdSharedWeight, then [arrays][rows per block][n] fp32 sums where shared_sums.
 // 16-byte aligned: the weight row is read as 16-byte packs (on NVIDIA the code is the same
@@ -346,8 +367,7 @@ OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
     RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
     if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
     static_assert(!L2Ahead || (cached && Exact && !Prefetch), "L2Ahead: cached exact rows without the prefetch");
-    const uint32_t row_bytes = uint32_t(sp.n * int64_t(sizeof(T)));
-    const int64_t ahead = L2Ahead ? rows_ahead(row_bytes, kNormBwdRegsAheadBytes) : 0;
+    const BwdRowsAhead<T, L2Ahead> rows_ahead_l2(sp.n);
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const Span sp = per_row(rows_span);
@@ -367,10 +387,7 @@ OPK_DEV void rms_backward_rows(const NormArgs& a, float* smem) {
         };
         if constexpr (cached) {
             if constexpr (!Prefetch) prefetch2<Exact>(a.x, a.dy, r, a.rows, sp, xc, dyc);
-            if constexpr (L2Ahead) {
-                prefetch_row<T>(a.x, r, ahead, a.rows, row_bytes, g.lane);
-                prefetch_row<T>(a.dy, r, ahead, a.rows, row_bytes, g.lane);
-            }
+            rows_ahead_l2.ask(a, r, g.lane);
             each2<Exact>(dyc, xc, sp, first);
             if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
         } else {
@@ -558,8 +575,7 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
     RowCache<T, C ? C : 1> xc, dyc, xn, dyn;
     if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, g.first_row, a.rows, sp, xc, dyc);
     static_assert(!L2Ahead || (cached && Exact && !Prefetch), "L2Ahead: cached exact rows without the prefetch");
-    const uint32_t row_bytes = uint32_t(sp.n * int64_t(sizeof(T)));
-    const int64_t ahead = L2Ahead ? rows_ahead(row_bytes, kNormBwdRegsAheadBytes) : 0;
+    const BwdRowsAhead<T, L2Ahead> rows_ahead_l2(sp.n);
 
     for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
         const Span sp = per_row(rows_span);
@@ -584,10 +600,7 @@ OPK_DEV void ln_backward_rows(const NormArgs& a, float* smem) {
         };
         if constexpr (cached) {
             if constexpr (!Prefetch) prefetch2<Exact>(a.x, a.dy, r, a.rows, sp, xc, dyc);
-            if constexpr (L2Ahead) {
-                prefetch_row<T>(a.x, r, ahead, a.rows, row_bytes, g.lane);
-                prefetch_row<T>(a.dy, r, ahead, a.rows, row_bytes, g.lane);
-            }
+            rows_ahead_l2.ask(a, r, g.lane);
             each2<Exact, WordMode>(dyc, xc, sp, first);
             if constexpr (Prefetch) prefetch2<Exact>(a.x, a.dy, r + g.row_step, a.rows, sp, xn, dyn);
         } else {
