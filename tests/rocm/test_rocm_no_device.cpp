@@ -373,6 +373,18 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         CHECK(ls[0].block == 256);
         CHECK(ls[1].name == "opk_column_sum_f32");
         CHECK(ls[1].grid_y == 1);  // dweight's alone
+        // From rows of kColumnSumQuadsMinColumns the lanes of opk_column_sum4 sum four
+        // adjacent columns, a block 128; a row that is not a multiple of four keeps one a lane.
+        for (int64_t n : {int64_t(16384), int64_t(16386)}) {
+            RocmTensor dyw({4, n}, kF32), xw({4, n}, kF32), dxw({4, n}, kF32), ww({n}, kF32), dww({n}, kF32);
+            ls = launches_of([&] {
+                return opkit_rms_norm_backward(dyw.get(), xw.get(), ww.get(), rstd.get(), 0.0f, dxw.get(), dww.get(),
+                                               nullptr);
+            });
+            REQUIRE(ls.size() == 2);
+            CHECK(ls[1].name == (n == 16384 ? "opk_column_sum4_f32" : "opk_column_sum_f32"));
+            CHECK(ls[1].grid == (n == 16384 ? 16384 / 128 : (16386 + 31) / 32));
+        }
         // Without dweight (no weight) there are no sums to add: the row kernel alone.
         ls = launches_of([&] {
             return opkit_rms_norm_backward(dy4.get(), x4.get(), nullptr, rstd.get(), 0.0f, dx4.get(), nullptr,

@@ -139,8 +139,10 @@ constexpr int64_t kRowPrefetchAheadBytes = int64_t(4) << 20;
 // 0.961-0.962 (0.211 -> 0.203 ms; Nsight Compute, r6: the same DRAM bytes, the L2 hit rate
 // 35 -> 48 %), rms_norm 32768x4096 0.996-0.997, the rest within 0.5 %; 4 MB 1.072 at
 // layer_norm 8192x8192 (not profiled). The 2-byte layer_norm exact kernels, also without a
-// next-row prefetch, measured 0.998-1.003 with it, and the fp32 split stash kernels (rows
-// of 16384) 0.989-1.013 (r6): neither asks.
+// next-row prefetch, measured 0.998-1.003 with it: they do not ask. The fp32 split stash
+// kernels (rows of 16384 over a cluster of two) ask for their block's part of the rows
+// in rms_norm only: rms_norm 4096x16384 0.987-0.989 of its time, layer_norm's 1.008-1.013
+// (r6 there, and bench/results/2026-11-30-s29/r1, three rounds).
 constexpr int64_t kNormBwdRegsAheadBytes = int64_t(1) << 20;
 // One fixed-group kernel as the host picks it (fixed_group_plan): rows of exactly
 // threads * chunks packs.
@@ -441,6 +443,16 @@ struct LossSumArgs {
 // launch for both, after the row kernel, which it may overlap (launch_dependent).
 constexpr int kColumnSumColumns = 32;
 constexpr int kColumnSumThreads = 512;
+// From rows of kColumnSumQuadsMinColumns (n a multiple of four, the partials 16-byte
+// aligned: the vendor's own scratch) the host launches opk_column_sum4, whose lanes sum
+// four adjacent columns with 16-byte loads, a block 4 x kColumnSumColumns columns: a
+// quarter the blocks and the load instructions, the same additions in the same order a
+// column (the same results). Measured on the H200 (bench/results/2026-11-30-s29/r1 and r2,
+// three rounds each alternating with the scalar kernel; time ratios of the whole
+// backward): layer_norm 4096x16384 0.979-0.986 bf16, 0.991-0.992 fp32; rms_norm 0.995-0.999.
+// With quads from four columns rms_norm bf16 32768x4096 was 1.005 (one gradient's 4096
+// columns are 32 blocks of quads), so narrower rows keep one column a lane.
+constexpr int64_t kColumnSumQuadsMinColumns = 16384;
 struct ColumnSumArgs {
     const float* partial;
     int64_t groups, n;

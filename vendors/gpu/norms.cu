@@ -836,6 +836,9 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     const T* const weight_part =
         K > 1 && a.weight ? static_cast<const T*>(a.weight) + first_elem : static_cast<const T*>(a.weight);
     RowCache<T, C> weight = WeightRegs<T, C>(weight_part, sp, a.weight_vec, 0.0f).packs;  // raw
+    constexpr bool kSplitL2Ahead = kFp32Split && !Ln;
+    const int64_t split_ahead =
+        kSplitL2Ahead ? rows_ahead(whole.n * int64_t(sizeof(T)), kNormBwdRegsAheadBytes) : 0;
     const float offset = !Ln && a.weight ? a.weight_offset : 0.0f;  // no weight: 1, as column_pack
     const int64_t groups = gridDim.x / (K * M);
     float* const dw_row = a.want_dweight ? a.partial + cluster * a.n + first_elem : nullptr;
@@ -881,6 +884,14 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
                 copy16_async<kFp32Split>(&s[c], xr + c * P);
                 copy16_async<kFp32Split>(&s[sp.packs + c], dyr + c * P);
             });
+            // rms_norm's fp32 split kernels: the block's first thread asks L2 for its part of
+            // x's and dy's row split_ahead rows past this one (kNormBwdRegsAheadBytes says
+            // why layer_norm's do not).
+            if (kSplitL2Ahead && g.lane == 0 && r + split_ahead < a.rows) {
+                const uint32_t bytes = uint32_t(sp.packs * 16);
+                prefetch_l2(row_ptr<const T>(a.x, r + split_ahead) + first_elem, bytes);
+                prefetch_l2(row_ptr<const T>(a.dy, r + split_ahead) + first_elem, bytes);
+            }
         }
         async_commit();
     };
@@ -1165,12 +1176,32 @@ OPK_NORM_STASH_SPLIT_KERNEL(opk_ln_bwd_stash_f32_k2_exact, true, true)
 #endif
 
 // dweight / dbias: out[j] = sum over groups of partial[g][j], converted to the weight's
-// type. A warp reads 32 adjacent columns of one group row (coalesced); the block's
-// slices of groups are combined in shared memory in a fixed order (deterministic).
-template <typename T>
+// type. A warp reads 32 adjacent columns of one group row (coalesced), or with quads 32
+// lanes of four adjacent columns (16-byte loads: kColumnSumQuadsMinColumns says when); the
+// block's slices of groups are combined in shared memory in a fixed order (deterministic,
+// and the same order a column either way).
+template <int V>
+struct alignas(4 * V) ColumnLanes {
+    float v[V];
+};
+template <int V>
+OPK_DEV ColumnLanes<V> load_columns(const float* p) {
+    if constexpr (V == 4) {
+        const float4 f = *reinterpret_cast<const float4*>(p);
+        return {{f.x, f.y, f.z, f.w}};
+    } else {
+        return {{*p}};
+    }
+}
+template <int V>
+OPK_DEV void add_columns(ColumnLanes<V>& s, const ColumnLanes<V>& x) {
+#pragma unroll
+    for (int i = 0; i < V; ++i) s.v[i] += x.v[i];
+}
+template <typename T, int V>
 __device__ void column_sum(const ColumnSumArgs& a) {
     constexpr int W = kColumnSumColumns, S = kColumnSumThreads / kColumnSumColumns;
-    __shared__ float part[S][W];
+    __shared__ ColumnLanes<V> part[S][W];
     const int col = int(threadIdx.x) % W, slice = int(threadIdx.x) / W;
     // A select, not a[blockIdx.y]: indexing the parameter by a run-time value copied it to
     // the stack (40 bytes, sm_90).
@@ -1178,22 +1209,31 @@ __device__ void column_sum(const ColumnSumArgs& a) {
     if (!out) return;  // the whole block alike: no barrier is left waiting
     const float* partial = a.partial + int64_t(blockIdx.y) * a.groups * a.n;
     wait_for_prior_grid();  // the row kernel's partials
-    for (int64_t j0 = int64_t(blockIdx.x) * W; j0 < a.n; j0 += int64_t(gridDim.x) * W) {
-        const int64_t j = j0 + col;
-        float s = 0.0f;
+    // With quads n % 4 == 0, so a lane's first column in range has its other three too.
+    for (int64_t j0 = int64_t(blockIdx.x) * W * V; j0 < a.n; j0 += int64_t(gridDim.x) * W * V) {
+        const int64_t j = j0 + int64_t(col) * V;
+        ColumnLanes<V> s{};
         if (j < a.n)
-            for (int64_t g = slice; g < a.groups; g += S) s += partial[g * a.n + j];
+            for (int64_t g = slice; g < a.groups; g += S) add_columns(s, load_columns<V>(partial + g * a.n + j));
         part[slice][col] = s;
         __syncthreads();
         if (slice == 0 && j < a.n) {
-            float total = 0.0f;
-            for (int k = 0; k < S; ++k) total += part[k][col];
-            out[j] = from_f32<T>(total);
+            ColumnLanes<V> total{};
+            for (int k = 0; k < S; ++k) add_columns(total, part[k][col]);
+#pragma unroll
+            for (int i = 0; i < V; ++i) out[j + i] = from_f32<T>(total.v[i]);
         }
         __syncthreads();
     }
 }
 
-OPK_KERNEL(opk_column_sum_f32, kColumnSumThreads)(const ColumnSumArgs a) { column_sum<float>(a); }
-OPK_KERNEL(opk_column_sum_f16, kColumnSumThreads)(const ColumnSumArgs a) { column_sum<opk_f16>(a); }
-OPK_KERNEL(opk_column_sum_bf16, kColumnSumThreads)(const ColumnSumArgs a) { column_sum<opk_bf16>(a); }
+// The quads in kernels of their own (the host picks): each keeps only its own shared
+// memory (2 KB, 8 KB) for starting beside the row kernel's draining blocks, and the
+// scalar kernels stay as they were (with one kernel and a flag, layer_norm bf16 8192x8192,
+// which never takes quads, measured 1.007 of its time: bench/results/2026-11-30-s29/r2).
+OPK_KERNEL(opk_column_sum_f32, kColumnSumThreads)(const ColumnSumArgs a) { column_sum<float, 1>(a); }
+OPK_KERNEL(opk_column_sum_f16, kColumnSumThreads)(const ColumnSumArgs a) { column_sum<opk_f16, 1>(a); }
+OPK_KERNEL(opk_column_sum_bf16, kColumnSumThreads)(const ColumnSumArgs a) { column_sum<opk_bf16, 1>(a); }
+OPK_KERNEL(opk_column_sum4_f32, kColumnSumThreads)(const ColumnSumArgs a) { column_sum<float, 4>(a); }
+OPK_KERNEL(opk_column_sum4_f16, kColumnSumThreads)(const ColumnSumArgs a) { column_sum<opk_f16, 4>(a); }
+OPK_KERNEL(opk_column_sum4_bf16, kColumnSumThreads)(const ColumnSumArgs a) { column_sum<opk_bf16, 4>(a); }

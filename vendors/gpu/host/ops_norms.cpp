@@ -43,6 +43,7 @@ const char* const kLnFwdWide[3] = {"opk_ln_fwd_f32_c0", "opk_ln_fwd_wide_f32", "
 const opk::FixedKernel kRmsFwdFixed[3][3] = OPK_RMS_FIXED_KERNELS("opk_rms_fwd_fixed");
 const opk::FixedKernel kLnFwdFixed[3][3] = OPK_FIXED_KERNELS("opk_ln_fwd_fixed");
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
+const char* const kColumnSum4[3] = OPK_DTYPE_NAMES("opk_column_sum4");
 // The backwards with the rows stashed in shared memory: [dtype][config][exact].
 const char* const kRmsBwdStash[3][3][2] = OPK_RMS_STASH_NAMES("opk_rms_bwd_stash");
 const char* const kLnBwdStash[3][3][2] = OPK_LN_STASH_NAMES("opk_ln_bwd_stash");
@@ -314,12 +315,16 @@ opkit_status backward(const char* op, bool layer, const opkit_tensor* dy, const 
     // dweight and dbias in one launch (a grid row each), which may start while the row
     // kernel drains: one kernel boundary instead of two (docs/cuda-vendor.md).
     if (dweight || dbias) {
+        const bool quads = n % 4 == 0 && n >= opk::kColumnSumQuadsMinColumns &&
+                           reinterpret_cast<uintptr_t>(partial) % 16 == 0;
         const opk::ColumnSumArgs c{
             partial, p.groups, n, {dweight ? base_of(dweight) : nullptr, dbias ? base_of(dbias) : nullptr}};
         // Past 2^31 - 1 blocks the kernel's column loop takes the rest.
-        const unsigned col_grid = unsigned(std::min<size_t>(ceil_div(size_t(n), opk::kColumnSumColumns), 0x7fffffffu));
-        OPKIT_GPU_TRY(launch_2d(d, Module::norms, kColumnSum[type], col_grid, layer ? 2 : 1, opk::kColumnSumThreads,
-                                s, c, 0, /*dependent=*/true));
+        const size_t block_columns = size_t(opk::kColumnSumColumns) * (quads ? 4 : 1);
+        const unsigned col_grid = unsigned(std::min<size_t>(ceil_div(size_t(n), block_columns), 0x7fffffffu));
+        const char* const kernel = (quads ? kColumnSum4 : kColumnSum)[type];
+        OPKIT_GPU_TRY(launch_2d(d, Module::norms, kernel, col_grid, layer ? 2 : 1, opk::kColumnSumThreads, s, c, 0,
+                                /*dependent=*/true));
     }
     return OPKIT_OK;
 }
