@@ -87,6 +87,8 @@ bool rows_overlap(const opkit_tensor* a, const opkit_tensor* b, bool* too_big) {
 // would make threads race on one element).
 bool self_overlapping(const opkit_tensor* t) {
     if (!t->strides) return false;  // contiguous
+    for (int32_t i = 0; i < t->ndim; ++i)
+        if (t->shape[i] == 0) return false;  // no element (the other strides may be anything)
     std::pair<int64_t, int64_t> dims[kMaxDims];  // {stride, shape}
     int32_t n = 0;
     for (int32_t i = 0; i < t->ndim; ++i)
