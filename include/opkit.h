@@ -41,7 +41,7 @@ extern "C" {
 /* ---------------------------------------------------------------- versions ------ */
 
 #define OPKIT_VERSION_MAJOR 1
-#define OPKIT_VERSION_MINOR 1
+#define OPKIT_VERSION_MINOR 2
 #define OPKIT_VERSION_PATCH 0
 #define OPKIT_VERSION_NUMBER \
     ((OPKIT_VERSION_MAJOR << 16) | (OPKIT_VERSION_MINOR << 8) | OPKIT_VERSION_PATCH)
@@ -323,6 +323,23 @@ OPKIT_API opkit_status opkit_matmul(const opkit_tensor* a, const opkit_tensor* b
 /** y += alpha * x, same shape and dtype. */
 OPKIT_API opkit_status opkit_axpy(float alpha, const opkit_tensor* x, opkit_tensor* y,
                                   opkit_stream stream);
+/** rope on a query and a key tensor in one call (since 1.2): the same as
+ *  opkit_rope_forward(q, cos, sin, q_out) and then opkit_rope_forward(k, cos, sin, k_out),
+ *  which a vendor may run as one launch. q [B,T,Hq,D] and k [B,T,Hk,D] (any strides; the
+ *  same B, T, D and dtype, any head counts), cos/sin [T,D] or [B,T,D] as for rope_forward;
+ *  q_out like q, k_out like k; each output may be its own input (in place) and must not
+ *  overlap anything else. */
+OPKIT_API opkit_status opkit_rope_qk_forward(const opkit_tensor* q, const opkit_tensor* k,
+                                             const opkit_tensor* cos, const opkit_tensor* sin,
+                                             opkit_tensor* q_out, opkit_tensor* k_out,
+                                             opkit_stream stream);
+/** The backward of opkit_rope_qk_forward (since 1.2): dq = rope_backward(dq_out), dk =
+ *  rope_backward(dk_out), the same shapes and rules. */
+OPKIT_API opkit_status opkit_rope_qk_backward(const opkit_tensor* dq_out,
+                                              const opkit_tensor* dk_out,
+                                              const opkit_tensor* cos, const opkit_tensor* sin,
+                                              opkit_tensor* dq, opkit_tensor* dk,
+                                              opkit_stream stream);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 #define OPKIT_VENDOR_ABI_MAJOR 1
-#define OPKIT_VENDOR_ABI_MINOR 0
+#define OPKIT_VENDOR_ABI_MINOR 1
 #define OPKIT_VENDOR_ABI_VERSION ((OPKIT_VENDOR_ABI_MAJOR << 16) | OPKIT_VENDOR_ABI_MINOR)
 
 #if defined(__GNUC__)
@@ -159,6 +159,13 @@ OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_matmul(const opkit_tensor* a,
                                                      opkit_stream stream);
 OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_axpy(float alpha, const opkit_tensor* x,
                                                    opkit_tensor* y, opkit_stream stream);
+/* Since vendor ABI 1.1; a vendor without it keeps the default (two rope calls). */
+OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_rope_qk_forward(
+    const opkit_tensor* q, const opkit_tensor* k, const opkit_tensor* cos,
+    const opkit_tensor* sin, opkit_tensor* q_out, opkit_tensor* k_out, opkit_stream stream);
+OPKIT_VENDOR_EXPORT opkit_status opkit_vendor_rope_qk_backward(
+    const opkit_tensor* dq_out, const opkit_tensor* dk_out, const opkit_tensor* cos,
+    const opkit_tensor* sin, opkit_tensor* dq, opkit_tensor* dk, opkit_stream stream);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -44,7 +44,9 @@
     X(embedding_forward)     \
     X(embedding_backward)    \
     X(matmul)                \
-    X(axpy)
+    X(axpy)                  \
+    X(rope_qk_forward)       \
+    X(rope_qk_backward)
 
 #define OPKIT_PARAMS_rms_norm_forward(P) \
     P(in, x) P(opt_in, weight) P(f32, eps) P(f32, weight_offset) P(out, y) P(opt_out, rstd) \
@@ -89,6 +91,10 @@
     P(stream, stream)
 #define OPKIT_PARAMS_axpy(P) \
     P(f32, alpha) P(in, x) P(inout, y) P(stream, stream)
+#define OPKIT_PARAMS_rope_qk_forward(P) \
+    P(in, q) P(in, k) P(in, cos) P(in, sin) P(out, q_out) P(out, k_out) P(stream, stream)
+#define OPKIT_PARAMS_rope_qk_backward(P) \
+    P(in, dq_out) P(in, dk_out) P(in, cos) P(in, sin) P(out, dq) P(out, dk) P(stream, stream)
 
 /* The C type of each kind: OPKIT_KIND_TYPE(kind). */
 #define OPKIT_KIND_TYPE(kind) OPKIT_KIND_TYPE_##kind

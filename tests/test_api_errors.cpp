@@ -197,6 +197,133 @@ TEST_CASE("forbidden aliasing is invalid - documented in-place aliasing works") 
                    OPKIT_ERROR_INVALID_ARGUMENT, "share memory", {&bcast});
 }
 
+TEST_CASE("rope_qk: every validation rule names the op and the parameter, and writes nothing") {
+    // q [2,3,4,8], k [2,3,2,8] (Hq != Hk), cos/sin [3,8]
+    Tensor q({2, 3, 4, 8}), k({2, 3, 2, 8}), cos({3, 8}), sin({3, 8}), qo({2, 3, 4, 8}), ko({2, 3, 2, 8});
+    q.fill_values(), k.fill_values(), cos.fill_values(), sin.fill_values();
+    auto fwd = [&](const Tensor* a, const Tensor* b, const Tensor* c, const Tensor* s, Tensor* o1, Tensor* o2) {
+        return [=] {
+            return opkit_rope_qk_forward(a ? &a->t : nullptr, b ? &b->t : nullptr, c ? &c->t : nullptr,
+                                         s ? &s->t : nullptr, o1 ? &o1->t : nullptr, o2 ? &o2->t : nullptr,
+                                         nullptr);
+        };
+    };
+    const opkit_status INV = OPKIT_ERROR_INVALID_ARGUMENT;
+    // the valid call, out of place and in place per pair (and then no byte of q, k moved
+    // before the failures below is needed: the outputs are what must stay untouched)
+    CHECK(fwd(&q, &k, &cos, &sin, &qo, &ko)() == OPKIT_OK);
+    Tensor qi = q, ki = k;  // views of q's and k's storage
+    CHECK(opkit_rope_qk_forward(&q.t, &k.t, &cos.t, &sin.t, &qi.t, &ki.t, nullptr) == OPKIT_OK);
+    CHECK(opkit_rope_qk_forward(&q.t, &k.t, &cos.t, &sin.t, &qi.t, &ko.t, nullptr) == OPKIT_OK);
+    // NULLs
+    expect_failure(fwd(nullptr, &k, &cos, &sin, &qo, &ko), INV, "rope_qk_forward: q is NULL", {&qo, &ko});
+    expect_failure(fwd(&q, nullptr, &cos, &sin, &qo, &ko), INV, "rope_qk_forward: k is NULL", {&qo, &ko});
+    expect_failure(fwd(&q, &k, nullptr, &sin, &qo, &ko), INV, "rope_qk_forward: cos is NULL", {&qo, &ko});
+    expect_failure(fwd(&q, &k, &cos, nullptr, &qo, &ko), INV, "rope_qk_forward: sin is NULL", {&qo, &ko});
+    expect_failure(fwd(&q, &k, &cos, &sin, nullptr, &ko), INV, "rope_qk_forward: q_out is NULL", {&ko});
+    expect_failure(fwd(&q, &k, &cos, &sin, &qo, nullptr), INV, "rope_qk_forward: k_out is NULL", {&qo});
+    // ndim, odd D
+    Tensor q3({2, 3, 32}), k3({2, 3, 16}), qodd({2, 3, 4, 7}), kodd({2, 3, 2, 7});
+    expect_failure(fwd(&q3, &k, &cos, &sin, &qo, &ko), INV, "q has 3 dimensions", {&qo, &ko});
+    expect_failure(fwd(&q, &k3, &cos, &sin, &qo, &ko), INV, "k has 3 dimensions", {&qo, &ko});
+    expect_failure(fwd(&qodd, &kodd, &cos, &sin, &qo, &ko), INV, "D = 7 of q is odd", {&qo, &ko});
+    // k's B, T and D must be q's
+    Tensor kb({1, 3, 2, 8}), kt({2, 4, 2, 8}), kd({2, 3, 2, 6});
+    for (const Tensor* bad : {&kb, &kt, &kd})
+        expect_failure(fwd(&q, bad, &cos, &sin, &qo, &ko), INV, "B, T and D", {&qo, &ko});
+    expect_failure(fwd(&q, &kd, &cos, &sin, &qo, &ko), INV, "k has shape [2, 3, 2, 6] but q has shape [2, 3, 4, 8]",
+                   {&qo, &ko});
+    // dtypes: k, cos, outputs in q's; q itself a float
+    Tensor kbf({2, 3, 2, 8}, bf16()), cosbf({3, 8}, bf16()), kobf({2, 3, 2, 8}, bf16());
+    Tensor q64({2, 3, 4, 8}, opkit_dtype{OPKIT_DTYPE_FLOAT, 64, 1});
+    expect_failure(fwd(&q, &kbf, &cos, &sin, &qo, &ko), INV, "k has dtype bf16 but q has f32", {&qo, &ko});
+    expect_failure(fwd(&q, &k, &cosbf, &sin, &qo, &ko), INV, "cos has dtype bf16 but q has f32", {&qo, &ko});
+    expect_failure(fwd(&q, &k, &cos, &sin, &qo, &kobf), INV, "k_out has dtype bf16 but k has f32", {&qo, &kobf});
+    expect_failure(fwd(&q64, &k, &cos, &sin, &qo, &ko), OPKIT_ERROR_UNSUPPORTED, "q has dtype f64", {&qo, &ko});
+    // cos/sin [T,D] or [B,T,D]
+    Tensor cos_t({4, 8}), sin_b({3, 3, 8}), cos_b({2, 3, 8}), sin_b2({2, 3, 8});
+    cos_b.fill_values(), sin_b2.fill_values();
+    expect_failure(fwd(&q, &k, &cos_t, &sin, &qo, &ko), INV, "cos has shape [4, 8]; expected [3, 8]", {&qo, &ko});
+    expect_failure(fwd(&q, &k, &cos_b, &sin_b, &qo, &ko), INV, "sin has shape [3, 3, 8]; expected [2, 3, 8]",
+                   {&qo, &ko});
+    CHECK(fwd(&q, &k, &cos_b, &sin_b2, &qo, &ko)() == OPKIT_OK);
+    // outputs shaped like their inputs: q_out like q, k_out like k (not swapped)
+    expect_failure(fwd(&q, &k, &cos, &sin, &ko, &qo), INV, "q_out has shape [2, 3, 2, 8] but q has shape",
+                   {&qo, &ko});
+    Tensor ko_wide({2, 3, 4, 8});
+    expect_failure(fwd(&q, &k, &cos, &sin, &qo, &ko_wide), INV, "k_out has shape [2, 3, 4, 8] but k has shape",
+                   {&qo, &ko_wide});
+    // one device
+    Tensor k_gpu = k;
+    k_gpu.t.device = {OPKIT_DEVICE_CUDA, 0};
+    expect_failure(fwd(&q, &k_gpu, &cos, &sin, &qo, &ko), INV, "different devices", {&qo, &ko});
+    Tensor ko_gpu = ko;
+    ko_gpu.t.device = {OPKIT_DEVICE_CUDA, 0};
+    expect_failure([&] { return opkit_rope_qk_forward(&q.t, &k.t, &cos.t, &sin.t, &qo.t, &ko_gpu.t, nullptr); },
+                   INV, "k_out is on cuda:0", {&qo, &ko});
+
+    // aliasing: only q_out = q and k_out = k (identical views); nothing else may overlap.
+    // Two [2,3,2,8] halves of one [2,3,4,8] buffer (heads 0-1 and 2-3): disjoint views.
+    Tensor buf({2, 3, 4, 8});
+    buf.fill_values();
+    std::vector<int64_t> half = {2, 3, 2, 8}, st = {96, 32, 8, 1};
+    Tensor lo = buf, hi = buf, lo_shift = buf;
+    lo.t.shape = hi.t.shape = lo_shift.t.shape = half.data();
+    lo.t.strides = hi.t.strides = lo_shift.t.strides = st.data();
+    hi.t.byte_offset = 16 * sizeof(float);
+    lo_shift.t.byte_offset = 8 * sizeof(float);  // heads 1-2: overlaps both halves
+    Tensor q2({2, 3, 2, 8});
+    q2.fill_values();
+    // k_out over q_out, q_out over k, k_out over q, outputs over cos/sin
+    expect_failure([&] { return opkit_rope_qk_forward(&q2.t, &k.t, &cos.t, &sin.t, &lo.t, &lo_shift.t, nullptr); },
+                   INV, "output q_out overlaps k_out", {&buf});
+    expect_failure([&] { return opkit_rope_qk_forward(&q2.t, &lo.t, &cos.t, &sin.t, &lo_shift.t, &ko.t, nullptr); },
+                   INV, "output q_out overlaps k", {&buf, &ko});
+    expect_failure([&] { return opkit_rope_qk_forward(&lo.t, &k.t, &cos.t, &sin.t, &q2.t, &lo_shift.t, nullptr); },
+                   INV, "output k_out overlaps q", {&buf, &q2});
+    // the exact view of the other pair's input is no in-place form either
+    expect_failure([&] { return opkit_rope_qk_forward(&lo.t, &hi.t, &cos.t, &sin.t, &hi.t, &lo.t, nullptr); },
+                   INV, "output q_out overlaps k", {&buf});
+    Tensor cos_as_out({3, 8});
+    cos_as_out.fill_values();
+    std::vector<int64_t> cshape = {1, 3, 1, 8}, cst = {24, 8, 8, 1};
+    Tensor c_view = cos_as_out, q13({1, 3, 1, 8}), k13({1, 3, 1, 8});
+    q13.fill_values(), k13.fill_values();
+    c_view.t.ndim = 4;  // [1,3,1,8] over cos_as_out's [3,8]
+    c_view.t.shape = cshape.data();
+    c_view.t.strides = cst.data();
+    expect_failure([&] {
+        return opkit_rope_qk_forward(&q13.t, &k13.t, &cos_as_out.t, &sin.t, &c_view.t, &k13.t, nullptr);
+    }, INV, "output q_out overlaps cos", {&cos_as_out});
+    expect_failure([&] {
+        return opkit_rope_qk_forward(&q13.t, &k13.t, &cos.t, &cos_as_out.t, &q13.t, &c_view.t, nullptr);
+    }, INV, "output k_out overlaps sin", {&cos_as_out});
+    // disjoint halves of one buffer are fine, in place too
+    CHECK(opkit_rope_qk_forward(&lo.t, &hi.t, &cos.t, &sin.t, &lo.t, &hi.t, nullptr) == OPKIT_OK);
+
+    // the backward: the same rules under its own names
+    auto bwd = [&](const Tensor* a, const Tensor* b, Tensor* o1, Tensor* o2) {
+        return [=, &cos, &sin] { return opkit_rope_qk_backward(&a->t, &b->t, &cos.t, &sin.t, &o1->t, &o2->t, nullptr); };
+    };
+    CHECK(bwd(&q, &k, &qo, &ko)() == OPKIT_OK);
+    expect_failure(bwd(&q, &kb, &qo, &ko), INV, "rope_qk_backward: dk_out has shape [1, 3, 2, 8] but dq_out has",
+                   {&qo, &ko});
+    expect_failure(bwd(&q, &kbf, &qo, &ko), INV, "rope_qk_backward: dk_out has dtype bf16 but dq_out has f32",
+                   {&qo, &ko});
+    expect_failure(bwd(&q, &k, &qo, &ko_wide), INV, "rope_qk_backward: dk has shape", {&qo, &ko_wide});
+    expect_failure([&] { return opkit_rope_qk_backward(&q2.t, &k.t, &cos.t, &sin.t, &lo.t, &lo_shift.t, nullptr); },
+                   INV, "rope_qk_backward: output dq overlaps dk", {&buf});
+    // zero heads on either side are fine (as for rope)
+    Tensor q0({2, 3, 0, 8}), q0o({2, 3, 0, 8});
+    CHECK(opkit_rope_qk_forward(&q0.t, &k.t, &cos.t, &sin.t, &q0o.t, &ko.t, nullptr) == OPKIT_OK);
+    CHECK(opkit_rope_qk_backward(&k.t, &q0.t, &cos.t, &sin.t, &ko.t, &q0o.t, nullptr) == OPKIT_OK);
+    // ... also as padded views, whose outer strides collapse to 0 with no heads: an output
+    // without elements shares no memory
+    Tensor e_in({2, 3, 0, 8}, f32(), 0x5a, {0, 0, 11, 1}), e_out({2, 3, 0, 8}, f32(), 0x5a, {0, 0, 11, 1});
+    CHECK(opkit_rope_forward(&e_in.t, &cos.t, &sin.t, &e_out.t, nullptr) == OPKIT_OK);
+    CHECK(opkit_rope_qk_forward(&e_in.t, &k.t, &cos.t, &sin.t, &e_out.t, &ko.t, nullptr) == OPKIT_OK);
+}
+
 TEST_CASE("cross-entropy target and embedding id out of range") {
     Tensor logits({3, 5}), target({3}, i64()), loss({3}), lse({3}), dlogits({3, 5});
     logits.fill_values();

@@ -240,6 +240,142 @@ TEST_CASE("rope forward and backward match float64 - on BHTD storage viewed as B
             }
 }
 
+namespace {
+
+// Views of q [B,T,Hq,D] and k [B,T,Hk,D] inside one fused qkv buffer [B,T,Hq+Hk+Hv,D]
+// (what a fused QKV projection leaves behind): q at head 0, k at head Hq.
+struct FusedQK {
+    int64_t qshape[4], kshape[4], strides[4];
+    opkit_tensor q, k;
+    FusedQK(const HostTensor& qkv, int64_t Hq, int64_t Hk) {
+        const opkit_tensor& f = *qkv.ct();
+        const int64_t B = f.shape[0], T = f.shape[1], H = f.shape[2], D = f.shape[3];
+        const int64_t st[4] = {T * H * D, H * D, D, 1}, qs[4] = {B, T, Hq, D}, ks[4] = {B, T, Hk, D};
+        std::copy(st, st + 4, strides);
+        std::copy(qs, qs + 4, qshape);
+        std::copy(ks, ks + 4, kshape);
+        q = k = f;
+        q.shape = qshape;
+        k.shape = kshape;
+        q.strides = k.strides = strides;
+        k.byte_offset += uint64_t(Hq * D) * test::size_of(qkv.dtype());
+    }
+};
+
+// Heads [h0, h0+n) of a [B,T,H,D] tensor's values, as a dense [B,T,n,D] vector.
+Vec heads_of(const HostTensor& t, int64_t h0, int64_t n) {
+    const std::vector<int64_t>& s = t.shape();
+    const int64_t B = s[0], T = s[1], H = s[2], D = s[3];
+    Vec out;
+    for (int64_t bt = 0; bt < B * T; ++bt)
+        for (int64_t h = h0; h < h0 + n; ++h)
+            for (int64_t d = 0; d < D; ++d) out.push_back(t.get((bt * H + h) * D + d));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("rope_qk forward and backward match float64 and two rope calls bit for bit") {
+    // {B, T, Hq, Hk, D}: Hq != Hk (GQA), odd sizes, one side with no heads
+    const std::vector<std::vector<int64_t>> cases = {{1, 1, 1, 1, 2}, {2, 5, 3, 1, 8},  {1, 7, 4, 2, 128},
+                                                     {3, 3, 1, 5, 6}, {2, 3, 0, 2, 10}, {1, 4, 2, 0, 4}};
+    for (DT dt : kFloatTypes)
+        for (bool batched : {false, true})
+            for (int64_t pad : {0, 3})
+                for (const auto& c : cases) {
+                    const int64_t B = c[0], T = c[1], Hq = c[2], Hk = c[3], D = c[4];
+                    INFO("B " << B << " T " << T << " Hq " << Hq << " Hk " << Hk << " D " << D << " batched "
+                              << batched << " pad " << pad);
+                    // pad > 0: every tensor a strided view with rows (of D) apart
+                    HostTensor q = random_tensor(dt, {B, T, Hq, D}, pad), k = random_tensor(dt, {B, T, Hk, D}, pad);
+                    std::vector<int64_t> ashape = batched ? std::vector<int64_t>{B, T, D} : std::vector<int64_t>{T, D};
+                    HostTensor cos = random_tensor(dt, ashape, pad, -1, 1), sin = random_tensor(dt, ashape, pad, -1, 1);
+                    HostTensor qo = output(dt, {B, T, Hq, D}, pad), ko = output(dt, {B, T, Hk, D}, pad);
+                    REQUIRE_OK(opkit_rope_qk_forward(q.ct(), k.ct(), cos.ct(), sin.ct(), qo.t(), ko.t(), nullptr));
+                    Vec rq, rk;
+                    test::ref::rope_qk(q.values(), k.values(), cos.values(), sin.values(), B, T, Hq, Hk, D, batched,
+                                       false, &rq, &rk);
+                    expect_close("rope_qk_forward", "q_out", qo, rq);
+                    expect_close("rope_qk_forward", "k_out", ko, rk);
+                    // exactly two rope calls
+                    HostTensor q1 = output(dt, {B, T, Hq, D}, pad), k1 = output(dt, {B, T, Hk, D}, pad);
+                    REQUIRE_OK(opkit_rope_forward(q.ct(), cos.ct(), sin.ct(), q1.t(), nullptr));
+                    REQUIRE_OK(opkit_rope_forward(k.ct(), cos.ct(), sin.ct(), k1.t(), nullptr));
+                    CHECK(qo.bytes() == q1.bytes());
+                    CHECK(ko.bytes() == k1.bytes());
+
+                    // backward of (q_out, k_out): out of place, then in place
+                    HostTensor dq = output(dt, {B, T, Hq, D}, pad), dk = output(dt, {B, T, Hk, D}, pad);
+                    REQUIRE_OK(opkit_rope_qk_backward(qo.ct(), ko.ct(), cos.ct(), sin.ct(), dq.t(), dk.t(), nullptr));
+                    Vec rdq, rdk;
+                    test::ref::rope_qk(qo.values(), ko.values(), cos.values(), sin.values(), B, T, Hq, Hk, D, batched,
+                                       true, &rdq, &rdk);
+                    expect_close("rope_qk_backward", "dq", dq, rdq);
+                    expect_close("rope_qk_backward", "dk", dk, rdk);
+                    HostTensor dq1 = output(dt, {B, T, Hq, D}, pad), dk1 = output(dt, {B, T, Hk, D}, pad);
+                    REQUIRE_OK(opkit_rope_backward(qo.ct(), cos.ct(), sin.ct(), dq1.t(), nullptr));
+                    REQUIRE_OK(opkit_rope_backward(ko.ct(), cos.ct(), sin.ct(), dk1.t(), nullptr));
+                    CHECK(dq.bytes() == dq1.bytes());
+                    CHECK(dk.bytes() == dk1.bytes());
+                    REQUIRE_OK(opkit_rope_qk_backward(qo.ct(), ko.ct(), cos.ct(), sin.ct(), qo.t(), ko.t(), nullptr));
+                    CHECK(qo.bytes() == dq.bytes());
+                    CHECK(ko.bytes() == dk.bytes());
+                    // forward in place over q and k (values: the padding of q and k was never poisoned)
+                    REQUIRE_OK(opkit_rope_qk_forward(q.ct(), k.ct(), cos.ct(), sin.ct(), q.t(), k.t(), nullptr));
+                    CHECK(q.values() == q1.values());
+                    CHECK(k.values() == k1.values());
+                }
+}
+
+TEST_CASE("rope_qk on q and k as views into one fused qkv buffer") {
+    for (DT dt : kFloatTypes)
+        for (bool batched : {false, true})
+            for (auto c : {std::vector<int64_t>{2, 5, 4, 2, 2, 8}, std::vector<int64_t>{1, 3, 1, 3, 1, 64},
+                           std::vector<int64_t>{3, 2, 2, 2, 1, 6}}) {
+                const int64_t B = c[0], T = c[1], Hq = c[2], Hk = c[3], Hv = c[4], D = c[5], H = Hq + Hk + Hv;
+                INFO("B " << B << " T " << T << " Hq " << Hq << " Hk " << Hk << " Hv " << Hv << " D " << D
+                          << " batched " << batched);
+                HostTensor qkv = random_tensor(dt, {B, T, H, D});
+                std::vector<int64_t> ashape = batched ? std::vector<int64_t>{B, T, D} : std::vector<int64_t>{T, D};
+                HostTensor cos = random_tensor(dt, ashape, 0, -1, 1), sin = random_tensor(dt, ashape, 0, -1, 1);
+                FusedQK in(qkv, Hq, Hk);
+                // out of place into another fused buffer: its v heads stay poisoned
+                HostTensor out = output(dt, {B, T, H, D}), two = output(dt, {B, T, H, D});
+                FusedQK o(out, Hq, Hk), t(two, Hq, Hk);
+                REQUIRE_OK(opkit_rope_qk_forward(&in.q, &in.k, cos.ct(), sin.ct(), &o.q, &o.k, nullptr));
+                REQUIRE_OK(opkit_rope_forward(&in.q, cos.ct(), sin.ct(), &t.q, nullptr));
+                REQUIRE_OK(opkit_rope_forward(&in.k, cos.ct(), sin.ct(), &t.k, nullptr));
+                CHECK(out.bytes() == two.bytes());
+                Vec rq, rk;
+                test::ref::rope_qk(heads_of(qkv, 0, Hq), heads_of(qkv, Hq, Hk), cos.values(), sin.values(), B, T, Hq,
+                                   Hk, D, batched, false, &rq, &rk);
+                const char* dn = test::name_of(dt);
+                const test::ToleranceCheck cq =
+                    test::check_tolerance("rope_qk_forward", "q_out", dn, heads_of(out, 0, Hq), rq);
+                const test::ToleranceCheck ck =
+                    test::check_tolerance("rope_qk_forward", "k_out", dn, heads_of(out, Hq, Hk), rk);
+                INFO(cq.detail << " / " << ck.detail);
+                CHECK(cq.ok);
+                CHECK(ck.ok);
+                for (double v : heads_of(out, Hq + Hk, Hv)) CHECK(std::isnan(v));  // v untouched
+                // in place on the fused buffer (backward): the same bytes as two in-place rope
+                // calls on a twin of it, v untouched
+                HostTensor twin(dt, {B, T, H, D});
+                twin.set_values(qkv.values());
+                REQUIRE(twin.bytes() == qkv.bytes());
+                FusedQK tw(twin, Hq, Hk);
+                Vec rdq, rdk;
+                test::ref::rope_qk(heads_of(qkv, 0, Hq), heads_of(qkv, Hq, Hk), cos.values(), sin.values(), B, T, Hq,
+                                   Hk, D, batched, true, &rdq, &rdk);
+                REQUIRE_OK(opkit_rope_qk_backward(&in.q, &in.k, cos.ct(), sin.ct(), &in.q, &in.k, nullptr));
+                REQUIRE_OK(opkit_rope_backward(&tw.q, cos.ct(), sin.ct(), &tw.q, nullptr));
+                REQUIRE_OK(opkit_rope_backward(&tw.k, cos.ct(), sin.ct(), &tw.k, nullptr));
+                CHECK(qkv.bytes() == twin.bytes());
+                CHECK(test::check_tolerance("rope_qk_backward", "dq", dn, heads_of(qkv, 0, Hq), rdq).ok);
+                CHECK(test::check_tolerance("rope_qk_backward", "dk", dn, heads_of(qkv, Hq, Hk), rdk).ok);
+            }
+}
+
 TEST_CASE("cross_entropy forward and backward match float64 for every reduction") {
     for (DT dt : kFloatTypes)
         for (DT it : {DT::i32, DT::i64})

@@ -284,6 +284,14 @@ Shape rope_shape(Group group, bool on_cpu) {
     return pick(group, on_cpu, device, cpu);
 }
 
+// q [B, T, Hq, D] and k [B, T, Hk, D] with grouped KV heads (Hk = Hq / 4, Llama-3 8B's
+// 32 and 8); cos/sin are [T, D]. The label is q's shape, then k's head count.
+Shape rope_qk_shape(Group group, bool on_cpu) {
+    Shape q = rope_shape(group, on_cpu);
+    const int64_t hk = std::max<int64_t>(1, q.dims[2] / 4);
+    return {{q.dims[0], q.dims[1], q.dims[2], hk, q.dims[3]}, q.label + " k heads " + std::to_string(hk)};
+}
+
 // logits [rows, V]: Llama-2 and Llama-3 vocabularies. The CPU's medium has 1024 rows, not
 // the device's 4096: those would make it as large as the CPU's large case.
 Shape cross_entropy_shape(Group group, bool on_cpu) {
@@ -454,6 +462,43 @@ Error rope_backward(const Setup& s, const Shape& shape, PreparedCase* out) {
     return b.finish([=] { return opkit_rope_backward(dy, cos, sin, dx, st); }, sum_bytes({dy, cos, sin, dx}));
 }
 
+// q and k of rope_qk_shape: q [B,T,Hq,D] and k [B,T,Hk,D] (dims {B, T, Hq, Hk, D}).
+struct QKDims {
+    std::vector<int64_t> q, k, angles;
+};
+QKDims qk_dims(const Shape& shape) {
+    const std::vector<int64_t>& d = shape.dims;
+    return {{d[0], d[1], d[2], d[4]}, {d[0], d[1], d[3], d[4]}, {d[1], d[4]}};
+}
+
+Error rope_qk_forward(const Setup& s, const Shape& shape, PreparedCase* out) {
+    CaseBuilder b(s, out);
+    const QKDims d = qk_dims(shape);
+    opkit_tensor* q = b.random(d.q);
+    opkit_tensor* k = b.random(d.k);
+    opkit_tensor* cos = b.random(d.angles);
+    opkit_tensor* sin = b.random(d.angles);
+    opkit_tensor* q_out = b.output(d.q);
+    opkit_tensor* k_out = b.output(d.k);
+    opkit_stream st = b.stream();
+    return b.finish([=] { return opkit_rope_qk_forward(q, k, cos, sin, q_out, k_out, st); },
+                    sum_bytes({q, k, cos, sin, q_out, k_out}));
+}
+
+Error rope_qk_backward(const Setup& s, const Shape& shape, PreparedCase* out) {
+    CaseBuilder b(s, out);
+    const QKDims d = qk_dims(shape);
+    opkit_tensor* dq_out = b.random(d.q);
+    opkit_tensor* dk_out = b.random(d.k);
+    opkit_tensor* cos = b.random(d.angles);
+    opkit_tensor* sin = b.random(d.angles);
+    opkit_tensor* dq = b.output(d.q);
+    opkit_tensor* dk = b.output(d.k);
+    opkit_stream st = b.stream();
+    return b.finish([=] { return opkit_rope_qk_backward(dq_out, dk_out, cos, sin, dq, dk, st); },
+                    sum_bytes({dq_out, dk_out, cos, sin, dq, dk}));
+}
+
 constexpr int64_t kIgnoreIndex = -100;  // PyTorch's default; no random target hits it
 
 // The fused loss + gradient of training: one pass writes dlogits next to the loss.
@@ -566,6 +611,10 @@ const std::vector<OpBench>& op_benches() {
          embedding_backward},
         {"matmul", "read a, b; write c (beta = 0); TFLOP/s = 2*M*N*K / time", matmul_shape, matmul},
         {"axpy", "read x, y; write y (3n)", row_shape, axpy},
+        {"rope_qk_forward", "read q, k, cos, sin once each; write q_out, k_out (2(nq + nk) + 2*T*D)",
+         rope_qk_shape, rope_qk_forward},
+        {"rope_qk_backward", "read dq_out, dk_out, cos, sin once each; write dq, dk (2(nq + nk) + 2*T*D)",
+         rope_qk_shape, rope_qk_backward},
     };
     return benches;
 }

@@ -1,5 +1,6 @@
 // Rotary position embedding, NeoX/Hugging Face rotate-half form, on x [B, T, H, D] with
-// cos/sin [T, D] or [B, T, D]. Backward is the same rotation by -theta.
+// cos/sin [T, D] or [B, T, D]. Backward is the same rotation by -theta. rope_qk_* is the
+// rotation of q and then of k, each exactly as a rope call of its own.
 #include "convert.h"
 #include "kernels.h"
 #include "rows.h"
@@ -44,6 +45,18 @@ opkit_status rope_forward(const args::rope_forward& args) {
 
 opkit_status rope_backward(const args::rope_backward& args) {
     rotate(args.dy, args.cos, args.sin, args.dx, true);
+    return OPKIT_OK;
+}
+
+opkit_status rope_qk_forward(const args::rope_qk_forward& args) {
+    rotate(args.q, args.cos, args.sin, args.q_out, false);
+    rotate(args.k, args.cos, args.sin, args.k_out, false);
+    return OPKIT_OK;
+}
+
+opkit_status rope_qk_backward(const args::rope_qk_backward& args) {
+    rotate(args.dq_out, args.cos, args.sin, args.dq, true);
+    rotate(args.dk_out, args.cos, args.sin, args.dk, true);
     return OPKIT_OK;
 }
 

@@ -121,6 +121,16 @@ std::vector<OpCase> every_op(int device) {
                             : opkit_rope_forward(x->on(g), cs->on(g), sn->on(g), y->on(g), s);
         };
     }
+    for (int backward = 0; backward < 2; ++backward) {
+        OpCase& c = add(backward ? "rope_qk_backward" : "rope_qk_forward");
+        Tensor *q = in(c, f32(), {2, 3, 4, 8}), *k = in(c, f32(), {2, 3, 2, 8}), *cs = in(c, f32(), {3, 8}),
+               *sn = in(c, f32(), {3, 8}), *qo = out(c, f32(), {2, 3, 4, 8}, backward ? "dq" : "q_out"),
+               *ko = out(c, f32(), {2, 3, 2, 8}, backward ? "dk" : "k_out");
+        c.call = [=](bool g, opkit_stream s) {
+            return backward ? opkit_rope_qk_backward(q->on(g), k->on(g), cs->on(g), sn->on(g), qo->on(g), ko->on(g), s)
+                            : opkit_rope_qk_forward(q->on(g), k->on(g), cs->on(g), sn->on(g), qo->on(g), ko->on(g), s);
+        };
+    }
     {
         OpCase& c = add("cross_entropy_forward");
         Tensor *l = in(c, f32(), {4, 9}, -3, 3), *t = in(c, i64(), {4}), *loss = out(c, f32(), {}, "loss"),

@@ -304,6 +304,14 @@ opkit_status rope(const opkit_tensor* xt, const opkit_tensor* ct, const opkit_te
 
 opkit_status rope_forward(const args::rope_forward& a) { return rope(a.x, a.cos, a.sin, a.y, false); }
 opkit_status rope_backward(const args::rope_backward& a) { return rope(a.dy, a.cos, a.sin, a.dx, true); }
+opkit_status rope_qk_forward(const args::rope_qk_forward& a) {
+    rope(a.q, a.cos, a.sin, a.q_out, false);
+    return rope(a.k, a.cos, a.sin, a.k_out, false);
+}
+opkit_status rope_qk_backward(const args::rope_qk_backward& a) {
+    rope(a.dq_out, a.cos, a.sin, a.dq, true);
+    return rope(a.dk_out, a.cos, a.sin, a.dk, true);
+}
 
 // Per row: loss, lse and the gradient for an upstream gradient of 1 (before the mean's
 // division); false when a target is out of range.

@@ -169,6 +169,12 @@ void rope(const Vec& x, const Vec& cos, const Vec& sin, int64_t B, int64_t T, in
             }
 }
 
+void rope_qk(const Vec& q, const Vec& k, const Vec& cos, const Vec& sin, int64_t B, int64_t T, int64_t Hq,
+             int64_t Hk, int64_t D, bool batched_angles, bool backward, Vec* q_out, Vec* k_out) {
+    rope(q, cos, sin, B, T, Hq, D, batched_angles, backward, q_out);
+    rope(k, cos, sin, B, T, Hk, D, batched_angles, backward, k_out);
+}
+
 void cross_entropy(const Vec& logits, const std::vector<int64_t>& target, int64_t rows, int64_t V,
                    int64_t ignore, double eps, int reduction, Vec* loss, Vec* lse, Vec* dlogits) {
     Vec per_row(size_t(rows), 0.0);

@@ -26,6 +26,9 @@ void gated_backward(int act, const Vec& dy, const Vec& a, const Vec& b, Vec* da,
 // x [B,T,H,D]; cos/sin [T,D] or [B,T,D] (batched_angles)
 void rope(const Vec& x, const Vec& cos, const Vec& sin, int64_t B, int64_t T, int64_t H, int64_t D,
           bool batched_angles, bool backward, Vec* y);
+// rope_qk: rope of q [B,T,Hq,D] into *q_out and of k [B,T,Hk,D] into *k_out
+void rope_qk(const Vec& q, const Vec& k, const Vec& cos, const Vec& sin, int64_t B, int64_t T, int64_t Hq,
+             int64_t Hk, int64_t D, bool batched_angles, bool backward, Vec* q_out, Vec* k_out);
 // reduction 0 none, 1 mean, 2 sum; returns per-row losses (none) or one value
 void cross_entropy(const Vec& logits, const std::vector<int64_t>& target, int64_t rows, int64_t V,
                    int64_t ignore, double smoothing, int reduction, Vec* loss, Vec* lse,

@@ -276,6 +276,92 @@ void rope(Cases& out, opkit_dtype d, bool quick) {
         }
 }
 
+// Heads [h0, h0+n) of a [B,T,H,D] tensor as a [B,T,n,D] view (shape and strides in the
+// caller's arrays): q and k inside one fused qkv buffer.
+opkit_tensor heads_view(const opkit_tensor* f, int64_t h0, int64_t n, int64_t* shape, int64_t* strides) {
+    opkit_tensor v = *f;
+    int64_t dense = 1;
+    for (int i = 3; i >= 0; --i) {
+        shape[i] = f->shape[i];
+        strides[i] = f->strides ? f->strides[i] : dense;
+        dense *= f->shape[i];
+    }
+    shape[2] = n;
+    v.shape = shape;
+    v.strides = strides;
+    v.byte_offset += uint64_t(h0 * strides[2]) * uint64_t(f->dtype.bits / 8);
+    return v;
+}
+
+// rope_qk_*: q [B,T,Hq,D] and k [B,T,Hk,D] with Hq != Hk, as tensors of their own (any
+// layout) or as views into one fused qkv buffer [B,T,Hq+Hk+Hv,D] (that buffer is compared
+// whole: its v heads must stay untouched).
+void rope_qk(Cases& out, opkit_dtype d, bool quick) {
+    struct QKShape {
+        int64_t B, T, Hq, Hk, D;
+        Layout layout;
+    };
+    std::vector<QKShape> shapes = {
+        {1, 1, 1, 1, 2, {}},
+        {2, 5, 3, 1, 8, {}},
+        {3, 3, 1, 5, 6, {}},
+        {2, 7, 4, 2, 64, {{0, 2, 1, 3}, 4, 1}},  // [B,H,T,D] storage, padded, misaligned
+    };
+    if (!quick) shapes.push_back({2, 17, 32, 8, 128, {}});
+    const int64_t Hv = 2;
+    for (const QKShape& s : shapes)
+        for (int v = 0; v < 5; ++v) {  // cos/sin [T,D]; [B,T,D]; in place; fused qkv; fused qkv in place
+            const bool fused = v >= 3, in_place = v == 2 || v == 4;
+            const std::vector<int64_t> qs = {s.B, s.T, s.Hq, s.D}, ks = {s.B, s.T, s.Hk, s.D},
+                                       fs = {s.B, s.T, s.Hq + s.Hk + Hv, s.D};
+            const std::vector<int64_t> cs_shape =
+                v == 1 ? std::vector<int64_t>{s.B, s.T, s.D} : std::vector<int64_t>{s.T, s.D};
+            const std::string what = shape_str(qs) + " k " + shape_str(ks) +
+                                     (s.layout.perm.empty() ? "" : " permuted, pad 4, offset 1") +
+                                     (v == 1 ? " cos/sin [B,T,D]" : "") + (fused ? " fused qkv" : "") +
+                                     (in_place ? " in place" : "");
+            for (int backward = 0; backward < 2; ++backward) {
+                Builder b(backward ? "rope_qk_backward" : "rope_qk_forward", d, what);
+                const char* qn = backward ? "dq" : "q_out";
+                const char* kn = backward ? "dk" : "k_out";
+                const std::string qn_in = std::string(qn) + " (in place)", kn_in = std::string(kn) + " (in place)";
+                const std::string fused_name = std::string(qn) + " and " + kn +
+                                               (in_place ? " (fused qkv, in place)" : " (fused qkv)");
+                TwinTensor *q = nullptr, *k = nullptr, *qo = nullptr, *ko = nullptr, *fin = nullptr, *fout = nullptr;
+                if (fused) {
+                    fin = b.input(d, fs);
+                    fout = in_place ? b.compared(fin, fused_name.c_str()) : b.output(d, fs, fused_name.c_str());
+                } else {
+                    q = b.input(d, qs, s.layout);
+                    k = b.input(d, ks, s.layout);
+                }
+                TwinTensor* cos = b.input(d, cs_shape, {}, -1, 1);
+                TwinTensor* sin = b.input(d, cs_shape, {}, -1, 1);
+                if (!fused) {
+                    qo = in_place ? b.compared(q, qn_in.c_str()) : b.output(d, qs, qn, s.layout);
+                    ko = in_place ? b.compared(k, kn_in.c_str()) : b.output(d, ks, kn, s.layout);
+                }
+                const int64_t Hq = s.Hq, Hk = s.Hk;
+                out.push_back(b.done([=](bool g) {
+                    int64_t sh[4][4], st[4][4];
+                    opkit_tensor views[4];
+                    if (fused) {
+                        views[0] = heads_view(fin->on(g), 0, Hq, sh[0], st[0]);
+                        views[1] = heads_view(fin->on(g), Hq, Hk, sh[1], st[1]);
+                        views[2] = heads_view(fout->on(g), 0, Hq, sh[2], st[2]);
+                        views[3] = heads_view(fout->on(g), Hq, Hk, sh[3], st[3]);
+                    } else {
+                        views[0] = *q->on(g), views[1] = *k->on(g), views[2] = *qo->on(g), views[3] = *ko->on(g);
+                    }
+                    return backward ? opkit_rope_qk_backward(&views[0], &views[1], cos->on(g), sin->on(g), &views[2],
+                                                             &views[3], nullptr)
+                                    : opkit_rope_qk_forward(&views[0], &views[1], cos->on(g), sin->on(g), &views[2],
+                                                            &views[3], nullptr);
+                }));
+            }
+        }
+}
+
 void cross_entropy(Cases& out, opkit_dtype d, bool quick) {
     std::vector<RowShape> shapes = {{{1, 1}, {}}, {{3, 7}, {}}, {{37, 1000}, {{}, 3, 1}}, {{5, 32001}, {}}};
     if (!quick) shapes.push_back({{2, 128256}, {}});
@@ -435,6 +521,7 @@ std::vector<std::unique_ptr<Case>> build_catalogue(const CatalogueOptions& optio
             axpy(all, d, r);
         }
         rope(all, d, options.quick);
+        rope_qk(all, d, options.quick);
         cross_entropy(all, d, options.quick);
         embedding(all, d, options.quick);
         matmul(all, d, options.quick);

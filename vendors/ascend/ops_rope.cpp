@@ -4,7 +4,9 @@
 // x [B,T,H,D] is BSND. cos/sin [T,D] or [B,T,D] are passed as [1,T,1,D] or [B,T,1,D], the
 // broadcast shapes of the BSND layout (ggml passes 1S1D, audit:290-293). The backward is
 // the grad op without x (no dcos/dsin wanted); its dcos/dsin outputs still get scratch
-// tensors, since whether they may be NULL is not documented (audit:235).
+// tensors, since whether they may be NULL is not documented (audit:235). rope_qk_* is
+// the same rotation of q and of k: one call of two steps (q and k share B, T and D, so
+// the head-dimension check of q holds for k).
 #include "op_call.h"
 #include "ops.h"
 
@@ -38,31 +40,62 @@ opkit_status check_head_dim(OpCall& call, const opkit_tensor* x) {
     return OPKIT_OK;
 }
 
-}  // namespace
+// Phase 1 of x's rotation into y: one step of call.
+opkit_status forward_step(OpCall& call, const opkit_tensor* x, const opkit_tensor* cos, const opkit_tensor* sin,
+                          const opkit_tensor* y) {
+    return call.step<acl::Op::RotaryPositionEmbedding>(call.tensor(view_of(x)), call.tensor(angles(cos)),
+                                                       call.tensor(angles(sin)), acl::kRopeHalf,
+                                                       call.tensor(view_of(y)));
+}
 
-opkit_status run(const opkit::args::rope_forward& a) {
-    OpCall call("rope_forward", a.x->device, a.stream);
-    OPKIT_ASCEND_TRY(check_head_dim(call, a.x));
+// The forward of each (x, y) pair as one call: a step each, phase 1 of all before any runs.
+opkit_status forward(const char* op, std::initializer_list<std::pair<const opkit_tensor*, const opkit_tensor*>> xy,
+                     const opkit_tensor* cos, const opkit_tensor* sin, opkit_stream stream) {
+    OpCall call(op, xy.begin()->first->device, stream);
+    OPKIT_ASCEND_TRY(check_head_dim(call, xy.begin()->first));
     OPKIT_ASCEND_TRY(call.begin());
-    OPKIT_ASCEND_TRY(call.step<acl::Op::RotaryPositionEmbedding>(call.tensor(view_of(a.x)), call.tensor(angles(a.cos)),
-                                                                 call.tensor(angles(a.sin)), acl::kRopeHalf,
-                                                                 call.tensor(view_of(a.y))));
+    for (const auto& [x, y] : xy) OPKIT_ASCEND_TRY(forward_step(call, x, cos, sin, y));
     return call.run();
 }
 
-opkit_status run(const opkit::args::rope_backward& a) {
-    OpCall call("rope_backward", a.dy->device, a.stream);
-    OPKIT_ASCEND_TRY(check_head_dim(call, a.dy));
+// The backward of each (dy, dx) pair as one call. dcos/dsin, unwanted, share one pair of
+// scratch tensors: the steps run in order on the call's stream.
+opkit_status backward(const char* op, std::initializer_list<std::pair<const opkit_tensor*, const opkit_tensor*>> dydx,
+                      const opkit_tensor* cos_t, const opkit_tensor* sin_t, opkit_stream stream) {
+    OpCall call(op, dydx.begin()->first->device, stream);
+    OPKIT_ASCEND_TRY(check_head_dim(call, dydx.begin()->first));
     OPKIT_ASCEND_TRY(call.begin());
-    const View cos = angles(a.cos), sin = angles(a.sin);
+    const View cos = angles(cos_t), sin = angles(sin_t);
     const size_t bytes = size_t(cos.numel()) * size_of(cos.dtype);
     void *dcos = nullptr, *dsin = nullptr;
     OPKIT_ASCEND_TRY(call.temps({{bytes, &dcos}, {bytes, &dsin}}));
-    OPKIT_ASCEND_TRY(call.step<acl::Op::RotaryPositionEmbeddingGrad>(
-        call.tensor(view_of(a.dy)), call.tensor(cos), call.tensor(sin), nullptr, acl::kRopeHalf,
-        call.tensor(view_of(a.dx)), call.tensor(dense(dcos, cos.dtype, dims_of(cos))),
-        call.tensor(dense(dsin, sin.dtype, dims_of(sin)))));
+    for (const auto& [dy, dx] : dydx)
+        OPKIT_ASCEND_TRY(call.step<acl::Op::RotaryPositionEmbeddingGrad>(
+            call.tensor(view_of(dy)), call.tensor(cos), call.tensor(sin), nullptr, acl::kRopeHalf,
+            call.tensor(view_of(dx)), call.tensor(dense(dcos, cos.dtype, dims_of(cos))),
+            call.tensor(dense(dsin, sin.dtype, dims_of(sin)))));
     return call.run();
+}
+
+}  // namespace
+
+opkit_status run(const opkit::args::rope_forward& a) {
+    return forward("rope_forward", {{a.x, a.y}}, a.cos, a.sin, a.stream);
+}
+
+opkit_status run(const opkit::args::rope_backward& a) {
+    return backward("rope_backward", {{a.dy, a.dx}}, a.cos, a.sin, a.stream);
+}
+
+// q and k in one call of two steps. (A call where one of them has no elements but the
+// other has is declined by exports.cpp, and libopkit's composite default then runs the
+// two rope calls.)
+opkit_status run(const opkit::args::rope_qk_forward& a) {
+    return forward("rope_qk_forward", {{a.q, a.q_out}, {a.k, a.k_out}}, a.cos, a.sin, a.stream);
+}
+
+opkit_status run(const opkit::args::rope_qk_backward& a) {
+    return backward("rope_qk_backward", {{a.dq_out, a.dq}, {a.dk_out, a.dk}}, a.cos, a.sin, a.stream);
 }
 
 }  // namespace opkit_ascend
