@@ -1,4 +1,5 @@
 // Public introspection: version, vendors, ops and who serves them, device counts.
+#include "composite.h"
 #include "error.h"
 #include "runtime.h"
 
@@ -81,6 +82,10 @@ extern "C" OPKIT_API opkit_status opkit_op_resolve(const char* op_name, int32_t 
         if (op < 0)
             return fail(OPKIT_ERROR_NOT_FOUND, "opkit_op_resolve: unknown op \"%s\"", op_name);
         const DeviceEntry* d = rt->device(canonical_device_type(device_type));
+        // An op none serves but with a composite default (composite.h): whoever serves its
+        // first component serves it.
+        if (d && d->ops[op].count == 0 && kCompositeFirst[op] >= 0 && d->ops[kCompositeFirst[op]].count > 0)
+            op = kCompositeFirst[op];
         if (d && d->ops[op].count > 0) {
             const Candidate& c = d->ops[op].items[0];
             *vendor_name = c.vendor < 0 ? "default" : rt->vendors[size_t(c.vendor)].name.c_str();

@@ -2,9 +2,11 @@
 // implementation does not decline; then, for a device no candidate served, the host
 // fallback when it is on. The hot path is a table lookup plus an indirect call, and a few
 // stores into this thread's DispatchRecord (what opkit_last_dispatch() reports);
-// everything after a decline is out of line (dispatch_rest).
+// everything after a decline is out of line (dispatch_rest), including the composite
+// default of an op that can be composed of other ops (composite.h).
 #pragma once
 
+#include "composite.h"
 #include "cpu/kernels.h"
 #include "dispatch_record.h"
 #include "error.h"
@@ -31,40 +33,70 @@ inline opkit_status call_candidate(const Runtime& rt, const Candidate& c, opkit_
     return call_vendor(v, kOpNames[int32_t(Id)], &OpTraits<Id>::call, reinterpret_cast<OpFn<Id>>(c.fn), args);
 }
 
+// Records that candidate c declined the call (its message joins `declined`).
+void note_decline(const Runtime& rt, DispatchRecord& rec, const Candidate& c, OpId id, std::string& declined);
+
+// Tries list's candidates from `from` on until one does not decline: its status, with
+// rec.served set; OPKIT_ERROR_UNSUPPORTED when every one declined (or there were none).
+template <OpId Id>
+opkit_status try_candidates(const Runtime& rt, DispatchRecord& rec, const CandidateList& list, int32_t from,
+                            opkit_device dev, const OpArgs<Id>& args, std::string& declined) {
+    for (int32_t i = from; i < list.count; ++i) {
+        const Candidate& c = list.items[i];
+        const opkit_status s = call_candidate<Id>(rt, c, dev, args);
+        if (s != OPKIT_ERROR_UNSUPPORTED) {
+            rec.served = int16_t(c.vendor);  // -1 = kServedByDefault
+            return s;
+        }
+        note_decline(rt, rec, c, Id, declined);
+    }
+    return OPKIT_ERROR_UNSUPPORTED;
+}
+
+// What a device does when no candidate serves a call: the host fallback when it is on,
+// else the "nobody served" error, which names `called` (the op the caller called).
+template <OpId Id>
+opkit_status no_candidate_served(const Runtime& rt, DispatchRecord& rec, opkit_device dev, const OpArgs<Id>& args,
+                                 OpId called, const std::string& declined) {
+    if (dev.device_type != OPKIT_DEVICE_CPU && rt.settings.host_fallback) {
+        rec.served = kServedByHostFallback;
+        return run_on_host<Id>(const_cast<Runtime&>(rt), dev, args);
+    }
+    rec.served = kServedByNobody;  // a composite's earlier component may have been served
+    return nobody_served(rt, called, dev, declined);
+}
+
+// One component call of a composite (composite.h): dispatched like a call of its own op
+// on the device, after validation (the composite's validation covers each component).
+// The first component returns OPKIT_ERROR_UNSUPPORTED when no candidate serves it, and
+// nothing was written; a later one falls back as its own op would, since its
+// predecessors' outputs are already written (its error names `composite`, the op called).
+template <OpId Id>
+opkit_status dispatch_component(const Runtime& rt, DispatchRecord& rec, OpId composite, opkit_device dev,
+                                const OpArgs<Id>& args, bool first, std::string& declined) {
+    const DeviceEntry* d = dev.device_type == OPKIT_DEVICE_CPU ? &rt.devices[0] : rt.device(dev.device_type);
+    const opkit_status s = try_candidates<Id>(rt, rec, d->ops[int32_t(Id)], 0, dev, args, declined);
+    if (s != OPKIT_ERROR_UNSUPPORTED || first) return s;
+    return no_candidate_served<Id>(rt, rec, dev, args, composite, declined);
+}
+
 // The slow rest of dispatch: when the first candidate declined (first_declined), record
-// that and try the others; then the host fallback or the "nobody served" error. Off the
-// hot path, which is one candidate that serves the call.
+// that and try the others; then, for an op composed of other ops (composite.h), its
+// components through their own candidates; then the host fallback or the "nobody
+// served" error. Off the hot path, which is one candidate that serves the call.
 template <OpId Id>
 __attribute__((noinline, cold)) opkit_status dispatch_rest(const Runtime& rt, DispatchRecord& rec,
                                                            const CandidateList& list, bool first_declined,
                                                            opkit_device dev, const OpArgs<Id>& args) {
     std::string declined;
-    for (int32_t i = 0; i < list.count; ++i) {
-        const Candidate& c = list.items[i];
-        if (i > 0 || !first_declined) {
-            const opkit_status s = call_candidate<Id>(rt, c, dev, args);
-            if (s != OPKIT_ERROR_UNSUPPORTED) {
-                rec.served = int16_t(c.vendor);  // -1 = kServedByDefault
-                rec.status = s;
-                return s;
-            }
-        }
-        if (rec.declined++ == 0) rec.first_decliner = int16_t(c.vendor);
-        if (c.vendor >= 0) {
-            const loader::Vendor& v = rt.vendors[size_t(c.vendor)];
-            declined += declined.empty() ? "" : "; ";
-            declined += last_error();
-            logf(OPKIT_LOG_DEBUG, "%s: vendor '%s' declined: %s", kOpNames[int32_t(Id)], v.name.c_str(),
-                 last_error());
-        }
+    if (first_declined) note_decline(rt, rec, list.items[0], Id, declined);
+    opkit_status s = try_candidates<Id>(rt, rec, list, first_declined ? 1 : 0, dev, args, declined);
+    bool served = s != OPKIT_ERROR_UNSUPPORTED;
+    if constexpr (Composite<Id>::defined) {
+        // Only where no candidate of the op itself served (on the CPU the default always does).
+        if (!served) s = Composite<Id>::run(rt, rec, dev, args, declined, &served);
     }
-    opkit_status s;
-    if (dev.device_type != OPKIT_DEVICE_CPU && rt.settings.host_fallback) {
-        rec.served = kServedByHostFallback;
-        s = run_on_host<Id>(const_cast<Runtime&>(rt), dev, args);
-    } else {
-        s = nobody_served(rt, Id, dev, declined);
-    }
+    if (!served) s = no_candidate_served<Id>(rt, rec, dev, args, Id, declined);
     rec.status = s;
     return s;
 }

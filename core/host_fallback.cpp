@@ -1,5 +1,7 @@
 #include "host_fallback.h"
 
+#include "dispatch_record.h"
+
 #include "error.h"
 #include "log.h"
 #include "tensor.h"
@@ -92,6 +94,15 @@ void log_fallback_once(Runtime& rt, OpId id, opkit_device dev) {
              "%s on %s: no vendor serves it; running the CPU default through host copies "
              "(OPKIT_HOST_FALLBACK=1). This is slow.",
              kOpNames[int32_t(id)], device_type_name(dev.device_type));
+}
+
+void note_decline(const Runtime& rt, DispatchRecord& rec, const Candidate& c, OpId id, std::string& declined) {
+    if (rec.declined++ == 0) rec.first_decliner = int16_t(c.vendor);
+    if (c.vendor < 0) return;
+    const loader::Vendor& v = rt.vendors[size_t(c.vendor)];
+    declined += declined.empty() ? "" : "; ";
+    declined += last_error();
+    logf(OPKIT_LOG_DEBUG, "%s: vendor '%s' declined: %s", kOpNames[int32_t(id)], v.name.c_str(), last_error());
 }
 
 opkit_status nobody_served(const Runtime& rt, OpId id, opkit_device dev, const std::string& declined) {

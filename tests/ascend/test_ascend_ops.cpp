@@ -357,6 +357,76 @@ TEST_CASE("ops: rope forward and backward match the CPU", "[ascend][ops]") {
     require_clean("rope");
 }
 
+TEST_CASE("ops: rope_qk forward and backward match the CPU, as one call of two steps", "[ascend][ops]") {
+    Session session;
+    struct QKCase {
+        std::vector<int64_t> q, k;
+        Layout layout;
+    };
+    const std::vector<QKCase> cases = {
+        {{1, 1, 1, 2}, {1, 1, 1, 2}, {}},
+        {{2, 5, 3, 8}, {2, 5, 1, 8}, {}},
+        {{2, 7, 4, 64}, {2, 7, 2, 64}, {{0, 2, 1, 3}, 4, 1}},  // [B,H,T,D] storage, padded, misaligned
+        {{1, 33, 2, 128}, {1, 33, 6, 128}, {}},
+    };
+    uint64_t seed = 450;
+    for (opkit_dtype d : kFloats)
+        for (const QKCase& c : cases)
+            for (int variant = 0; variant < 3; ++variant)  // cos/sin [T,D]; [B,T,D]; [T,D] in place
+                for (int backward = 0; backward < 2; ++backward) {
+                    const int64_t B = c.q[0], T = c.q[1], D = c.q[3];
+                    const std::vector<int64_t> cs = variant == 1 ? std::vector<int64_t>{B, T, D}
+                                                                 : std::vector<int64_t>{T, D};
+                    const char* op = backward ? "rope_qk_backward" : "rope_qk_forward";
+                    const std::string what = std::string(op) + " " + dtype_name(d) + " q " + shape_str(c.q) + " k " +
+                                             shape_str(c.k) + " variant " + std::to_string(variant);
+                    INFO(what);
+                    TP q = make(d, c.q, c.layout), k = make(d, c.k, c.layout), cos = make(d, cs), sin = make(d, cs);
+                    TP qo = make(d, c.q, c.layout), ko = make(d, c.k, c.layout);
+                    q->random(-2, 2, seed++);
+                    k->random(-2, 2, seed++);
+                    cos->random(-1, 1, seed++);
+                    sin->random(-1, 1, seed++);
+                    qo->poison();
+                    ko->poison();
+                    for (Tensor* t : {q.get(), k.get(), cos.get(), sin.get(), qo.get(), ko.get()}) t->upload();
+                    Tensor& qout = variant == 2 ? *q : *qo;
+                    Tensor& kout = variant == 2 ? *k : *ko;
+                    both([&](bool g) {
+                        return backward ? opkit_rope_qk_backward(q->on(g), k->on(g), cos->on(g), sin->on(g),
+                                                                 qout.on(g), kout.on(g), nullptr)
+                                        : opkit_rope_qk_forward(q->on(g), k->on(g), cos->on(g), sin->on(g),
+                                                                qout.on(g), kout.on(g), nullptr);
+                    });
+                    CHECK(last_dispatch().declined == 0);  // the vendor's own rope_qk served it
+                    CHECK(same(qout, op, backward ? "dq" : "q_out", what + " q"));
+                    CHECK(same(kout, op, backward ? "dk" : "k_out", what + " k"));
+                }
+    require_clean("rope_qk");
+}
+
+TEST_CASE("ops: rope_qk with no q heads: declined by the vendor, served by it through two rope calls",
+          "[ascend][ops]") {
+    Session session;
+    TP q = make(f32(), {2, 3, 0, 8}), k = make(f32(), {2, 3, 2, 8}), cos = make(f32(), {3, 8}),
+       sin = make(f32(), {3, 8}), qo = make(f32(), {2, 3, 0, 8}), ko = make(f32(), {2, 3, 2, 8});
+    k->random(-2, 2, 1);
+    cos->random(-1, 1, 2);
+    sin->random(-1, 1, 3);
+    ko->poison();
+    for (Tensor* t : {q.get(), k.get(), cos.get(), sin.get(), qo.get(), ko.get()}) t->upload();
+    REQUIRE_OK(opkit_rope_qk_forward(q->cpu(), k->cpu(), cos->cpu(), sin->cpu(), qo->cpu(), ko->cpu(), nullptr));
+    REQUIRE_OK(opkit_rope_qk_forward(q->dev(), k->dev(), cos->dev(), sin->dev(), qo->dev(), ko->dev(), nullptr));
+    // the vendor's rope_qk declined (an empty input with a non-empty output); libopkit's
+    // composite default ran rope_forward twice, both served by the vendor
+    const Dispatch d = last_dispatch();
+    CHECK(d.served_by == "ascend");
+    CHECK(d.declined == 1);
+    CHECK(d.first_declined_by == "ascend");
+    CHECK(same(*ko, "rope_qk_forward", "k_out", "no q heads"));
+    require_clean("rope_qk composite");
+}
+
 TEST_CASE("ops: rope with D >= 896 is declined, and the host fallback serves it", "[ascend][ops]") {
     const std::vector<int64_t> shape = {1, 2, 1, 896};
     for (int fallback = 0; fallback < 2; ++fallback) {

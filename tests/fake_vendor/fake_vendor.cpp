@@ -17,6 +17,11 @@
 //   FAKE_DECLINE_SHORT   softmax_forward declines rows shorter than 8 and serves the rest
 //                        (correctly: conformance must pass with cases of both kinds)
 //   FAKE_ACCEL           pretend accelerator on host memory: exports the memory functions
+//   FAKE_ROPE            also exports rope_forward and rope_backward (f32 only: other
+//                        dtypes are declined; so is x with 5 heads, to decline the second
+//                        of two calls), but not rope_qk_*, as a vendor built against
+//                        vendor ABI 1.0: libopkit's composite default must serve rope_qk_*
+//                        through them (composite.h)
 //   (any variant)        records the stream of its last softmax_forward call, readable
 //                        through the exported fake_vendor_last_stream() (the Python
 //                        binding's stream choice is tested with it)
@@ -186,6 +191,42 @@ opkit_status softmax_forward(const opkit::args::softmax_forward& a) {
     return softmax_rows(a.x, a.y);
 }
 
+#ifdef FAKE_ROPE
+// Rotate-half rope, f32 only, on [B,T,H,D] with any outer strides (innermost contiguous,
+// as validation guarantees); cos/sin [T,D] or [B,T,D].
+opkit_status rope(const opkit_tensor* x, const opkit_tensor* cos, const opkit_tensor* sin, opkit_tensor* y,
+                  bool backward) {
+    if (x->dtype.code != OPKIT_DTYPE_FLOAT || x->dtype.bits != 32 || x->shape[2] == 5) return OPKIT_ERROR_UNSUPPORTED;
+    ++g_calls;
+    auto at = [](const opkit_tensor* t, std::initializer_list<int64_t> idx) {
+        int64_t off = 0, dense = 1, i = int64_t(idx.size()) - 1;
+        for (auto it = idx.end(); it != idx.begin(); --i) {
+            --it;
+            off += *it * (t->strides ? t->strides[i] : dense);
+            dense *= t->shape[i];
+        }
+        return reinterpret_cast<float*>(static_cast<char*>(t->data) + t->byte_offset) + off;
+    };
+    const int64_t B = x->shape[0], T = x->shape[1], H = x->shape[2], D = x->shape[3], h = D / 2;
+    float tmp[1024];
+    if (D > 1024) return OPKIT_ERROR_UNSUPPORTED;
+    for (int64_t b = 0; b < B; ++b)
+        for (int64_t t = 0; t < T; ++t)
+            for (int64_t hh = 0; hh < H; ++hh) {
+                const float* c = cos->ndim == 3 ? at(cos, {b, t, 0}) : at(cos, {t, 0});
+                const float* s = sin->ndim == 3 ? at(sin, {b, t, 0}) : at(sin, {t, 0});
+                const float* xi = at(x, {b, t, hh, 0});
+                for (int64_t i = 0; i < D; ++i)
+                    tmp[i] = !backward ? xi[i] * c[i] + (i < h ? -xi[i + h] : xi[i - h]) * s[i]
+                                       : xi[i] * c[i] + (i < h ? xi[i + h] * s[i + h] : -xi[i - h] * s[i - h]);
+                std::memcpy(at(y, {b, t, hh, 0}), tmp, size_t(D) * sizeof(float));
+            }
+    return OPKIT_OK;
+}
+opkit_status rope_forward(const opkit::args::rope_forward& a) { return rope(a.x, a.cos, a.sin, a.y, false); }
+opkit_status rope_backward(const opkit::args::rope_backward& a) { return rope(a.dy, a.cos, a.sin, a.dx, true); }
+#endif
+
 #ifndef FAKE_ACCEL
 // Serving the CPU: one more op so that "a subset" is more than one.
 opkit_status axpy(const opkit::args::axpy& a) {
@@ -216,6 +257,10 @@ opkit_status axpy(const opkit::args::axpy& a) {
 }  // namespace
 
 OPKIT_SPEC_DEFINE_ENTRY(OPKIT_VENDOR_EXPORT, opkit_vendor_, softmax_forward, softmax_forward)
+#ifdef FAKE_ROPE
+OPKIT_SPEC_DEFINE_ENTRY(OPKIT_VENDOR_EXPORT, opkit_vendor_, rope_forward, rope_forward)
+OPKIT_SPEC_DEFINE_ENTRY(OPKIT_VENDOR_EXPORT, opkit_vendor_, rope_backward, rope_backward)
+#endif
 #ifndef FAKE_ACCEL
 OPKIT_SPEC_DEFINE_ENTRY(OPKIT_VENDOR_EXPORT, opkit_vendor_, axpy, axpy)
 #endif

@@ -618,6 +618,174 @@ TEST_CASE("a pretend accelerator: unexported ops fail without host fallback and 
     }
 }
 
+namespace {
+
+// A host tensor's twin in the pretend accelerator's memory (device type 16).
+struct OnAccel {
+    test::HostTensor& host;
+    opkit_tensor t;
+    void* ptr = nullptr;
+    size_t bytes;
+    explicit OnAccel(test::HostTensor& h) : host(h), t(*h.ct()), bytes(h.bytes().size()) {
+        REQUIRE(opkit_malloc({16, 0}, bytes, &ptr) == OPKIT_OK);
+        REQUIRE(opkit_memcpy(ptr, {16, 0}, h.ct()->data, {OPKIT_DEVICE_CPU, 0}, bytes, nullptr) == OPKIT_OK);
+        t.data = ptr;
+        t.device = {16, 0};
+    }
+    ~OnAccel() { opkit_free({16, 0}, ptr); }
+    // The accelerator's bytes back into the host tensor.
+    void download() {
+        REQUIRE(opkit_memcpy(host.t()->data, {OPKIT_DEVICE_CPU, 0}, ptr, {16, 0}, bytes, nullptr) == OPKIT_OK);
+    }
+};
+
+struct Dispatch {
+    std::string op, served_by, first_declined_by;
+    int32_t declined = -1;
+    opkit_status status = -1;
+};
+Dispatch last_dispatch() {
+    opkit_dispatch_info info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    REQUIRE(opkit_last_dispatch(&info) == OPKIT_OK);
+    return {info.op, info.served_by, info.first_declined_by, info.declined, info.status};
+}
+
+// rope_qk (forward or backward) of q [2,3,Hq,8] and k [2,3,Hk,8] on the accelerator, then
+// the same on the CPU defaults: the status, and whether the accelerator's outputs match.
+struct QKRun {
+    opkit_status status;
+    bool matches;  // the CPU defaults' result (within 1e-5)
+    bool untouched;  // the outputs kept their poison
+    std::string message;  // opkit_last_error_message() after the accelerator's call
+};
+QKRun rope_qk_on_accel(test::DT dt, int64_t Hq, int64_t Hk, bool backward) {
+    std::mt19937 rng(11);
+    test::HostTensor q(dt, {2, 3, Hq, 8}), k(dt, {2, 3, Hk, 8}), cos(dt, {3, 8}), sin(dt, {3, 8});
+    test::HostTensor qo(dt, {2, 3, Hq, 8}), ko(dt, {2, 3, Hk, 8}), rq(dt, {2, 3, Hq, 8}), rk(dt, {2, 3, Hk, 8});
+    for (test::HostTensor* t : {&q, &k, &cos, &sin}) t->fill_random(rng);
+    for (test::HostTensor* t : {&qo, &ko, &rq, &rk}) t->poison();
+    OnAccel dq(q), dk(k), dc(cos), ds(sin), dqo(qo), dko(ko);
+    auto call = [&](const opkit_tensor* a, const opkit_tensor* b, const opkit_tensor* c, const opkit_tensor* s,
+                    opkit_tensor* o1, opkit_tensor* o2) {
+        return backward ? opkit_rope_qk_backward(a, b, c, s, o1, o2, nullptr)
+                        : opkit_rope_qk_forward(a, b, c, s, o1, o2, nullptr);
+    };
+    QKRun r{};
+    r.status = call(&dq.t, &dk.t, &dc.t, &ds.t, &dqo.t, &dko.t);
+    r.message = opkit_last_error_message();
+    dqo.download();
+    dko.download();
+    r.untouched = qo.bytes() == rq.bytes() && ko.bytes() == rk.bytes();
+    REQUIRE(call(q.ct(), k.ct(), cos.ct(), sin.ct(), rq.t(), rk.t()) == OPKIT_OK);
+    r.matches = test::all_finite(qo.values()) && test::all_finite(ko.values()) &&
+                test::rel_error(qo.values(), rq.values()) < 1e-5 && test::rel_error(ko.values(), rk.values()) < 1e-5;
+    // leave the accelerator call's record (opkit_last_dispatch) for the caller: repeat it
+    OnAccel eq(q), ek(k), ec(cos), es(sin), eqo(qo), eko(ko);
+    CHECK(call(&eq.t, &ek.t, &ec.t, &es.t, &eqo.t, &eko.t) == r.status);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("rope_qk on a vendor with rope but no rope_qk: the composite default serves it on the device") {
+    using test::DT;
+    {
+        Session s(dir("rope_accel"));
+        REQUIRE(s.vendors["ropeaccel"].state == OPKIT_VENDOR_READY);
+        // the vendor's rope ops and the composite through them
+        CHECK(resolve("rope_forward", 16) == "ropeaccel");
+        CHECK(resolve("rope_qk_forward", 16) == "ropeaccel");
+        CHECK(resolve("rope_qk_backward", 16) == "ropeaccel");
+        CHECK(resolve("rms_norm_forward", 16) == "<unsupported>");
+        for (bool backward : {false, true}) {
+            INFO("backward " << backward);
+            const int before = calls_of("rope_accel", "ropeaccel");
+            const QKRun r = rope_qk_on_accel(DT::f32, 4, 2, backward);
+            CHECK(r.status == OPKIT_OK);
+            CHECK(r.matches);
+            // two component calls, made twice (rope_qk_on_accel repeats the call)
+            CHECK(calls_of("rope_accel", "ropeaccel") - before == 4);
+            const Dispatch d = last_dispatch();
+            CHECK(d.op == (backward ? "rope_qk_backward" : "rope_qk_forward"));  // the op called
+            CHECK(d.served_by == "ropeaccel");
+            CHECK(d.declined == 0);
+            CHECK(d.status == OPKIT_OK);
+        }
+        // zero heads on one side: the components still both go to the vendor
+        const int before = calls_of("rope_accel", "ropeaccel");
+        CHECK(rope_qk_on_accel(DT::f32, 0, 3, false).status == OPKIT_OK);
+        CHECK(calls_of("rope_accel", "ropeaccel") - before == 4);
+
+        // the vendor declines the first component (f16): nothing served, nothing written,
+        // the error and the record are rope_qk's as before the composite
+        {
+            const int before2 = calls_of("rope_accel", "ropeaccel");
+            const QKRun r = rope_qk_on_accel(DT::f16, 4, 2, false);
+            CHECK(r.status == OPKIT_ERROR_UNSUPPORTED);
+            CHECK(r.untouched);
+            const std::string& msg = r.message;
+            CHECK(msg.find("rope_qk_forward on device type 16") == 0);
+            CHECK(msg.find("declined on purpose") != std::string::npos);
+            CHECK(msg.find("OPKIT_HOST_FALLBACK=1") != std::string::npos);
+            CHECK(calls_of("rope_accel", "ropeaccel") == before2);
+            const Dispatch d = last_dispatch();
+            CHECK(d.op == "rope_qk_forward");
+            CHECK(d.served_by == "");
+            CHECK(d.declined == 1);
+            CHECK(d.first_declined_by == "ropeaccel");
+            CHECK(d.status == OPKIT_ERROR_UNSUPPORTED);
+        }
+        // ... or only the second (k with 5 heads): q_out is written, the call fails naming
+        // rope_qk_backward and the component nobody served
+        {
+            const QKRun r = rope_qk_on_accel(DT::f32, 4, 5, true);
+            CHECK(r.status == OPKIT_ERROR_UNSUPPORTED);
+            const std::string& msg = r.message;
+            CHECK(msg.find("rope_qk_backward on device type 16") == 0);
+            INFO(msg);
+            CHECK(msg.find("declined: rope_backward: vendor ropeaccel: fake vendor: declined on purpose") != std::string::npos);
+            const Dispatch d = last_dispatch();
+            CHECK(d.op == "rope_qk_backward");
+            CHECK(d.served_by == "");
+            CHECK(d.declined == 1);
+        }
+    }
+    {
+        // with host fallback: declined components fall back; the first served by the vendor
+        // and the second on the host report the host fallback
+        Session s(dir("rope_accel"), nullptr, nullptr, /*host_fallback=*/1);
+        const int before = calls_of("rope_accel", "ropeaccel");
+        QKRun r = rope_qk_on_accel(DT::f16, 4, 2, false);  // both declined: rope_qk on the host
+        CHECK(r.status == OPKIT_OK);
+        CHECK(r.matches);
+        CHECK(calls_of("rope_accel", "ropeaccel") == before);
+        Dispatch d = last_dispatch();
+        CHECK(d.op == "rope_qk_forward");
+        CHECK(d.served_by == "host-fallback");
+        CHECK(d.declined == 1);
+        r = rope_qk_on_accel(DT::f32, 4, 5, true);  // q on the vendor, k (5 heads) on the host
+        CHECK(r.status == OPKIT_OK);
+        CHECK(r.matches);
+        CHECK(calls_of("rope_accel", "ropeaccel") - before == 2);
+        d = last_dispatch();
+        CHECK(d.op == "rope_qk_backward");
+        CHECK(d.served_by == "host-fallback");
+        CHECK(d.declined == 1);
+    }
+    {
+        // a vendor without rope at all (accel): no composite, the error as before
+        Session s(dir("accel"));
+        CHECK(resolve("rope_qk_forward", 16) == "<unsupported>");
+        const QKRun r = rope_qk_on_accel(DT::f32, 2, 2, false);
+        CHECK(r.status == OPKIT_ERROR_UNSUPPORTED);
+        CHECK(r.untouched);
+        INFO(r.message);
+        CHECK(r.message.find("rope_qk_forward on device type 16:0: no vendor implements it") == 0);
+    }
+}
+
 TEST_CASE("shutdown calls each vendor's shutdown - and init works again") {
     setenv("FAKE_VENDOR_MARKER", marker_path().c_str(), 1);
     std::remove(marker_path().c_str());
