@@ -13,7 +13,7 @@ pub type opkit_stream = *mut c_void;
 pub type opkit_log_fn = Option<unsafe extern "C" fn(level: i32, message: *const c_char, user_data: *mut c_void)>;
 
 pub const OPKIT_VERSION_MAJOR: u32 = 1;
-pub const OPKIT_VERSION_MINOR: u32 = 1;
+pub const OPKIT_VERSION_MINOR: u32 = 2;
 pub const OPKIT_VERSION_PATCH: u32 = 0;
 pub const OPKIT_VERSION_NUMBER: u32 = (OPKIT_VERSION_MAJOR << 16) | (OPKIT_VERSION_MINOR << 8) | OPKIT_VERSION_PATCH;
 

@@ -197,12 +197,8 @@ fn swiglu_and_geglu_forward_and_backward() {
     }
 }
 
-#[test]
-fn rope_forward_and_backward() {
-    let (b, t, h, d) = (2usize, 3usize, 2usize, 4usize);
-    let shape = [b as i64, t as i64, h as i64, d as i64];
-    let x = values(b * t * h * d, 13);
-    let dy = values(b * t * h * d, 14);
+/// cos/sin [t, d] of rotate-half angles, f32.
+fn rope_tables(t: usize, d: usize) -> (Vec<f32>, Vec<f32>) {
     let ang: Vec<f64> = (0..t * d / 2).map(|i| 0.3 * i as f64 + 0.1).collect();
     let mut cos = vec![0f32; t * d];
     let mut sin = vec![0f32; t * d];
@@ -213,14 +209,12 @@ fn rope_forward_and_backward() {
             sin[p * d + j] = a.sin() as f32;
         }
     }
-    let cs = [t as i64, d as i64];
-    let mut y = vec![0f32; x.len()];
-    opkit::rope_forward(&Tensor::new(&x, &shape).unwrap(), &Tensor::new(&cos, &cs).unwrap(), &Tensor::new(&sin, &cs).unwrap(),
-                        &mut TensorMut::new(&mut y, &shape).unwrap(), None).unwrap();
-    let mut dx = vec![0f32; x.len()];
-    opkit::rope_backward(&Tensor::new(&dy, &shape).unwrap(), &Tensor::new(&cos, &cs).unwrap(), &Tensor::new(&sin, &cs).unwrap(),
-                         &mut TensorMut::new(&mut dx, &shape).unwrap(), None).unwrap();
-    let (mut wy, mut wdx) = (vec![0.0; x.len()], vec![0.0; x.len()]);
+    (cos, sin)
+}
+
+/// rope of x [b, t, h, d] (dense) in f64: forward, or its transpose (backward).
+fn rope_ref(x: &[f32], cos: &[f32], sin: &[f32], (b, t, h, d): (usize, usize, usize, usize), backward: bool) -> Vec<f64> {
+    let mut out = vec![0.0; x.len()];
     let half = d / 2;
     for bi in 0..b {
         for p in 0..t {
@@ -228,22 +222,93 @@ fn rope_forward_and_backward() {
                 let base = ((bi * t + p) * h + hi) * d;
                 for j in 0..d {
                     let (c, s) = (cos[p * d + j] as f64, sin[p * d + j] as f64);
-                    // NeoX rotate-half: rot(v)[j] = -v[j + half] (j < half), v[j - half] (j >= half)
-                    let rot = if j < half { -(x[base + j + half] as f64) } else { x[base + j - half] as f64 };
-                    wy[base + j] = x[base + j] as f64 * c + rot * s;
-                    // The transpose: dx[j] = dy[j] c[j] + (j < half ? dy[j+half] s[j+half] : -dy[j-half] s[j-half])
-                    let back = if j < half {
-                        dy[base + j + half] as f64 * sin[p * d + j + half] as f64
+                    out[base + j] = if !backward {
+                        // NeoX rotate-half: rot(v)[j] = -v[j + half] (j < half), v[j - half] (j >= half)
+                        let rot = if j < half { -(x[base + j + half] as f64) } else { x[base + j - half] as f64 };
+                        x[base + j] as f64 * c + rot * s
                     } else {
-                        -(dy[base + j - half] as f64) * sin[p * d + j - half] as f64
+                        // The transpose: dx[j] = dy[j] c[j] + (j < half ? dy[j+half] s[j+half] : -dy[j-half] s[j-half])
+                        let back = if j < half {
+                            x[base + j + half] as f64 * sin[p * d + j + half] as f64
+                        } else {
+                            -(x[base + j - half] as f64) * sin[p * d + j - half] as f64
+                        };
+                        x[base + j] as f64 * c + back
                     };
-                    wdx[base + j] = dy[base + j] as f64 * c + back;
                 }
             }
         }
     }
-    close(&y, &wy, "rope y");
-    close(&dx, &wdx, "rope dx");
+    out
+}
+
+#[test]
+fn rope_forward_and_backward() {
+    let (b, t, h, d) = (2usize, 3usize, 2usize, 4usize);
+    let shape = [b as i64, t as i64, h as i64, d as i64];
+    let x = values(b * t * h * d, 13);
+    let dy = values(b * t * h * d, 14);
+    let (cos, sin) = rope_tables(t, d);
+    let cs = [t as i64, d as i64];
+    let mut y = vec![0f32; x.len()];
+    opkit::rope_forward(&Tensor::new(&x, &shape).unwrap(), &Tensor::new(&cos, &cs).unwrap(), &Tensor::new(&sin, &cs).unwrap(),
+                        &mut TensorMut::new(&mut y, &shape).unwrap(), None).unwrap();
+    let mut dx = vec![0f32; x.len()];
+    opkit::rope_backward(&Tensor::new(&dy, &shape).unwrap(), &Tensor::new(&cos, &cs).unwrap(), &Tensor::new(&sin, &cs).unwrap(),
+                         &mut TensorMut::new(&mut dx, &shape).unwrap(), None).unwrap();
+    close(&y, &rope_ref(&x, &cos, &sin, (b, t, h, d), false), "rope y");
+    close(&dx, &rope_ref(&dy, &cos, &sin, (b, t, h, d), true), "rope dx");
+}
+
+#[test]
+fn rope_qk_forward_and_backward_on_views_of_one_fused_qkv_buffer() {
+    // q [b,t,3,d] and k [b,t,1,d] (grouped KV heads), views into qkv [b,t,3+1+1,d]
+    let (b, t, hq, hk, hv, d) = (2usize, 3usize, 3usize, 1usize, 1usize, 6usize);
+    let h = hq + hk + hv;
+    let strides = [(t * h * d) as i64, (h * d) as i64, d as i64, 1];
+    let (qs, ks) = ([b as i64, t as i64, hq as i64, d as i64], [b as i64, t as i64, hk as i64, d as i64]);
+    let (cos, sin) = rope_tables(t, d);
+    let cs = [t as i64, d as i64];
+    let (ct, st) = (Tensor::new(&cos, &cs).unwrap(), Tensor::new(&sin, &cs).unwrap());
+    // the heads [h0, h0 + n) of a [b,t,h,d] buffer, dense
+    let heads = |v: &[f32], h0: usize, n: usize| -> Vec<f32> {
+        (0..b * t).flat_map(|bt| v[(bt * h + h0) * d..(bt * h + h0 + n) * d].to_vec()).collect()
+    };
+    for backward in [false, true] {
+        let qkv = values(b * t * h * d, if backward { 16 } else { 15 });
+        let q = Tensor::strided(&qkv, None, &qs, &strides, 0).unwrap();
+        let k = Tensor::strided(&qkv, None, &ks, &strides, hq * d).unwrap();
+        let (mut q_out, mut k_out) = (vec![f32::NAN; b * t * hq * d], vec![f32::NAN; b * t * hk * d]);
+        {
+            let (mut qo, mut ko) = (TensorMut::new(&mut q_out, &qs).unwrap(), TensorMut::new(&mut k_out, &ks).unwrap());
+            if backward {
+                opkit::rope_qk_backward(&q, &k, &ct, &st, &mut qo, &mut ko, None).unwrap();
+            } else {
+                opkit::rope_qk_forward(&q, &k, &ct, &st, &mut qo, &mut ko, None).unwrap();
+            }
+        }
+        let what = if backward { "rope_qk_backward" } else { "rope_qk_forward" };
+        close(&q_out, &rope_ref(&heads(&qkv, 0, hq), &cos, &sin, (b, t, hq, d), backward), &format!("{} q", what));
+        close(&k_out, &rope_ref(&heads(&qkv, hq, hk), &cos, &sin, (b, t, hk, d), backward), &format!("{} k", what));
+        // bit for bit two rope calls
+        let (mut q1, mut k1) = (vec![0f32; q_out.len()], vec![0f32; k_out.len()]);
+        let rope = if backward { opkit::rope_backward } else { opkit::rope_forward };
+        rope(&q, &ct, &st, &mut TensorMut::new(&mut q1, &qs).unwrap(), None).unwrap();
+        rope(&k, &ct, &st, &mut TensorMut::new(&mut k1, &ks).unwrap(), None).unwrap();
+        assert_eq!(q_out, q1, "{} q against rope", what);
+        assert_eq!(k_out, k1, "{} k against rope", what);
+    }
+    // k's T must be q's: InvalidArgument, naming the op
+    let other = vec![0f32; b * 4 * hk * d];
+    let k_t4 = Tensor::new(&other, &[b as i64, 4, hk as i64, d as i64]).unwrap();
+    let q_only = vec![0f32; b * t * hq * d];
+    let (mut qo, mut ko) = (vec![0f32; b * t * hq * d], vec![0f32; b * 4 * hk * d]);
+    let err = opkit::rope_qk_forward(&Tensor::new(&q_only, &qs).unwrap(), &k_t4, &ct, &st,
+                                     &mut TensorMut::new(&mut qo, &qs).unwrap(),
+                                     &mut TensorMut::new(&mut ko, &[b as i64, 4, hk as i64, d as i64]).unwrap(), None)
+        .unwrap_err();
+    assert_eq!(err.status, Status::InvalidArgument);
+    assert!(err.message.contains("rope_qk_forward: k has shape"), "{}", err.message);
 }
 
 #[test]
