@@ -25,6 +25,8 @@ _embedding_forward_c = lib.opkit_embedding_forward
 _embedding_backward_c = lib.opkit_embedding_backward
 _matmul_c = lib.opkit_matmul
 _axpy_c = lib.opkit_axpy
+_rope_qk_forward_c = lib.opkit_rope_qk_forward
+_rope_qk_backward_c = lib.opkit_rope_qk_backward
 
 REDUCTION_NONE = 0
 REDUCTION_MEAN = 1
@@ -163,4 +165,18 @@ def axpy(alpha, x, y, *, stream=None):
     if status:
         check(status)
 
-__all__ = ['rms_norm_forward', 'rms_norm_backward', 'layer_norm_forward', 'layer_norm_backward', 'softmax_forward', 'softmax_backward', 'swiglu_forward', 'swiglu_backward', 'geglu_forward', 'geglu_backward', 'rope_forward', 'rope_backward', 'cross_entropy_forward', 'cross_entropy_backward', 'embedding_forward', 'embedding_backward', 'matmul', 'axpy', 'REDUCTION_NONE', 'REDUCTION_MEAN', 'REDUCTION_SUM', 'GELU_NONE', 'GELU_TANH']
+
+def rope_qk_forward(q, k, cos, sin, q_out, k_out, *, stream=None):
+    s, (tq, tk, tc, ts, tqo, tko), keep = prepare(stream, (q, k, cos, sin, q_out, k_out))
+    status = _rope_qk_forward_c(tq, tk, tc, ts, tqo, tko, s)
+    if status:
+        check(status)
+
+
+def rope_qk_backward(dq_out, dk_out, cos, sin, dq, dk, *, stream=None):
+    s, (tdqo, tdko, tc, ts, tdq, tdk), keep = prepare(stream, (dq_out, dk_out, cos, sin, dq, dk))
+    status = _rope_qk_backward_c(tdqo, tdko, tc, ts, tdq, tdk, s)
+    if status:
+        check(status)
+
+__all__ = ['rms_norm_forward', 'rms_norm_backward', 'layer_norm_forward', 'layer_norm_backward', 'softmax_forward', 'softmax_backward', 'swiglu_forward', 'swiglu_backward', 'geglu_forward', 'geglu_backward', 'rope_forward', 'rope_backward', 'cross_entropy_forward', 'cross_entropy_backward', 'embedding_forward', 'embedding_backward', 'matmul', 'axpy', 'rope_qk_forward', 'rope_qk_backward', 'REDUCTION_NONE', 'REDUCTION_MEAN', 'REDUCTION_SUM', 'GELU_NONE', 'GELU_TANH']

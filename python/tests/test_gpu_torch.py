@@ -44,6 +44,8 @@ OUTPUTS = {"rms_y": ("rms_norm_forward", "y"), "rms_r": ("rms_norm_forward", "rs
            "ge1_y": ("geglu_forward", "y"), "ge1_da": ("geglu_backward", "da"),
            "ge1_db": ("geglu_backward", "db"),
            "rope_y": ("rope_forward", "y"), "rope_dx": ("rope_backward", "dx"),
+           "rqk_q": ("rope_qk_forward", "q_out"), "rqk_k": ("rope_qk_forward", "k_out"),
+           "rqk_dq": ("rope_qk_backward", "dq"), "rqk_dk": ("rope_qk_backward", "dk"),
            "ce_loss": ("cross_entropy_forward", "loss"), "ce_lse": ("cross_entropy_forward", "lse"),
            "ce_d": ("cross_entropy_forward", "dlogits"), "ce_bd": ("cross_entropy_backward", "dlogits"),
            "emb_y": ("embedding_forward", "y"), "emb_dw": ("embedding_backward", "dweight"),
@@ -64,6 +66,7 @@ def inputs(dt, strided, seed=0):
     ang = torch.rand(6, 32, generator=g) * 6.28
     t = {"x": r(R, N), "dy": r(R, N), "w": r(N), "b": r(N), "a": r(R, N), "g": r(R, N),
          "rx": r(2, 6, 4, 64), "rdy": r(2, 6, 4, 64),
+         "qkv": r(2, 6, 4 + 2 + 2, 64), "dqkv": r(2, 6, 4 + 2 + 2, 64),  # fused projections, Hq 4, Hk 2
          "cos": torch.cat([ang.cos()] * 2, -1).to(dtype), "sin": torch.cat([ang.sin()] * 2, -1).to(dtype),
          "logits": r(R, V, scale=3.0), "target": torch.randint(0, V, (R,), generator=g),
          "emb": r(500, 96), "ids": torch.randint(0, 500, (5, 9), generator=g),
@@ -100,6 +103,11 @@ def run_all(t, device):
     o["rope_y"], o["rope_dx"] = e(*t["rx"].shape), e(*t["rx"].shape)
     opkit.rope_forward(t["rx"], t["cos"], t["sin"], o["rope_y"])
     opkit.rope_backward(t["rdy"], t["cos"], t["sin"], o["rope_dx"])
+    # q and k as views into the fused qkv buffers
+    q, k, dq, dk = t["qkv"][:, :, :4], t["qkv"][:, :, 4:6], t["dqkv"][:, :, :4], t["dqkv"][:, :, 4:6]
+    o["rqk_q"], o["rqk_k"], o["rqk_dq"], o["rqk_dk"] = e(*q.shape), e(*k.shape), e(*q.shape), e(*k.shape)
+    opkit.rope_qk_forward(q, k, t["cos"], t["sin"], o["rqk_q"], o["rqk_k"])
+    opkit.rope_qk_backward(dq, dk, t["cos"], t["sin"], o["rqk_dq"], o["rqk_dk"])
     lg = t["logits"]
     o["ce_loss"], o["ce_lse"], o["ce_d"] = e(dtype=torch.float32), e(lg.shape[0], dtype=torch.float32), e(*lg.shape)
     opkit.cross_entropy_forward(lg, t["target"], -100, 0.1, opkit.REDUCTION_MEAN, o["ce_loss"], o["ce_lse"], o["ce_d"])

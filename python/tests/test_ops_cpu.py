@@ -118,6 +118,58 @@ def test_rope(rng, dt, batched_angles):
 
 
 @pytest.mark.parametrize("dt", DT)
+@pytest.mark.parametrize("batched_angles", [False, True])
+@pytest.mark.parametrize("fused", [False, True], ids=["separate", "fused-qkv"])
+def test_rope_qk(rng, dt, batched_angles, fused):
+    """rope_qk = rope of q and of k (Hq != Hk), bit for bit; q and k may be views into one
+    fused qkv buffer, outputs may be their inputs."""
+    dtype, (B, T, Hq, Hk, Hv, D) = ref.DTYPES[dt], (2, 5, 4, 2, 2, 8)
+    if fused:
+        qkv = ref.rand(rng, (B, T, Hq + Hk + Hv, D), dtype)
+        q, k = qkv[:, :, :Hq], qkv[:, :, Hq:Hq + Hk]
+    else:
+        q, k = ref.rand(rng, (B, T, Hq, D), dtype), ref.rand(rng, (B, T, Hk, D), dtype)
+    ang = rng.uniform(0, 6.28, (B, T, D // 2) if batched_angles else (T, D // 2))
+    cos = np.concatenate([np.cos(ang)] * 2, -1).astype(dtype)
+    sin = np.concatenate([np.sin(ang)] * 2, -1).astype(dtype)
+    q_out, k_out = poisoned(q.shape, dtype), poisoned(k.shape, dtype)
+    opkit.rope_qk_forward(q, k, cos, sin, q_out, k_out)
+    ref.close(q_out, ref.rope(q, cos, sin), dt, "rope_qk_forward", "q_out")
+    ref.close(k_out, ref.rope(k, cos, sin), dt, "rope_qk_forward", "k_out")
+    q1, k1 = poisoned(q.shape, dtype), poisoned(k.shape, dtype)
+    opkit.rope_forward(q, cos, sin, q1)
+    opkit.rope_forward(k, cos, sin, k1)
+    assert q_out.tobytes() == q1.tobytes() and k_out.tobytes() == k1.tobytes()
+    dq, dk = poisoned(q.shape, dtype), poisoned(k.shape, dtype)
+    opkit.rope_qk_backward(q_out, k_out, cos, sin, dq, dk)
+    ref.close(dq, ref.rope_bwd(q_out, cos, sin), dt, "rope_qk_backward", "dq")
+    ref.close(dk, ref.rope_bwd(k_out, cos, sin), dt, "rope_qk_backward", "dk")
+    # in place (on the fused buffer: its v heads untouched)
+    before = q.copy(), k.copy(), (qkv[:, :, Hq + Hk:].copy() if fused else None)
+    opkit.rope_qk_forward(q, k, cos, sin, q, k)
+    assert q.tobytes() == q1.tobytes() and k.tobytes() == k1.tobytes()
+    if fused:
+        assert qkv[:, :, Hq + Hk:].tobytes() == before[2].tobytes()
+    opkit.rope_qk_backward(q, k, cos, sin, q, k)
+    ref.close(q, ref.rope_bwd(q1, cos, sin), dt, "rope_qk_backward", "dq")
+    ref.close(k, ref.rope_bwd(k1, cos, sin), dt, "rope_qk_backward", "dk")
+
+
+def test_rope_qk_errors():
+    """k's B, T, D and dtype must be q's; outputs may alias only their own input."""
+    q, cos, sin = np.ones((2, 3, 4, 8), np.float32), np.ones((3, 8), np.float32), np.ones((3, 8), np.float32)
+    q_out = np.full_like(q, np.nan)
+    with pytest.raises(opkit.InvalidArgumentError, match="rope_qk_forward: k has shape"):
+        opkit.rope_qk_forward(q, np.ones((2, 4, 2, 8), np.float32), cos, sin, q_out, np.empty((2, 4, 2, 8), np.float32))
+    with pytest.raises(opkit.InvalidArgumentError, match="rope_qk_forward: k has dtype f16 but q has f32"):
+        opkit.rope_qk_forward(q, np.ones((2, 3, 2, 8), np.float16), cos, sin, q_out, np.empty((2, 3, 2, 8), np.float16))
+    k = np.ones((2, 3, 2, 8), np.float32)
+    with pytest.raises(opkit.InvalidArgumentError, match="rope_qk_backward: output dq overlaps dk_out"):
+        opkit.rope_qk_backward(q[:, :, :2], k, cos, sin, k, k)
+    assert np.isnan(q_out).all()
+
+
+@pytest.mark.parametrize("dt", DT)
 @pytest.mark.parametrize("reduction", [0, 1, 2])
 @pytest.mark.parametrize("smoothing", [0.0, 0.1])
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])

@@ -102,6 +102,65 @@ def test_apply_rotary_both_layouts(layout):
         okt.apply_rotary(q, k, cos, sin, "thbd")
 
 
+def test_apply_rotary_is_one_rope_qk_call_forward_and_backward():
+    """q and k (grouped KV heads) go through one opkit call each way: the last op call of
+    the forward and of the backward is rope_qk's."""
+    B, T, Hq, Hk, D = 2, 3, 4, 2, 8
+    ang = torch.rand(B, T, D // 2, dtype=torch.float64)
+    cos, sin = torch.cat([ang.cos()] * 2, -1).float(), torch.cat([ang.sin()] * 2, -1).float()
+    q, k = leaf(B, Hq, T, D), leaf(B, Hk, T, D)
+    q2, k2 = okt.apply_rotary(q, k, cos, sin)
+    assert opkit.last_dispatch().op == "rope_qk_forward"
+    (q2.sum() + 2 * k2.sum()).backward()
+    assert opkit.last_dispatch().op == "rope_qk_backward"
+    qd, kd = q.detach().double().requires_grad_(), k.detach().double().requires_grad_()
+    qr, kr = hf_rope(qd, kd, cos.double(), sin.double())
+    (qr.sum() + 2 * kr.sum()).backward()
+    torch.testing.assert_close(q2.double(), qr, rtol=RTOL, atol=ATOL)
+    torch.testing.assert_close(k2.double(), kr, rtol=RTOL, atol=ATOL)
+    torch.testing.assert_close(q.grad.double(), qd.grad, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(k.grad.double(), kd.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_rope_qk_views_of_a_fused_qkv_projection_and_one_output_used():
+    """okt.rope_qk on q and k viewed out of one [B,T,Hq+Hk+Hv,D] projection, equal to two
+    rope calls; a loss of q alone still gives k (and the projection) its gradient."""
+    B, T, Hq, Hk, Hv, D = 2, 5, 4, 2, 2, 16
+    ang = torch.rand(B, T, D // 2, dtype=torch.float64) * 6.0
+    cos, sin = torch.cat([ang.cos()] * 2, -1).float(), torch.cat([ang.sin()] * 2, -1).float()
+    qkv = leaf(B, T, Hq + Hk + Hv, D)
+    q, k = qkv[:, :, :Hq], qkv[:, :, Hq:Hq + Hk]
+    q2, k2 = okt.rope_qk(q, k, cos, sin)
+    qs, ks = torch.empty(q.shape), torch.empty(k.shape)  # two rope calls: the same bits
+    opkit.rope_forward(q.detach(), cos, sin, qs)
+    opkit.rope_forward(k.detach(), cos, sin, ks)
+    qr, kr = hf_rope(q.detach().double(), k.detach().double(), cos.double(), sin.double(), 2)
+    torch.testing.assert_close(q2.double(), qr, rtol=RTOL, atol=ATOL)
+    torch.testing.assert_close(k2.double(), kr, rtol=RTOL, atol=ATOL)
+    torch.testing.assert_close(q2, qs, rtol=0, atol=0)
+    torch.testing.assert_close(k2, ks, rtol=0, atol=0)
+    g = torch.randn_like(q2)
+    (dqkv,) = torch.autograd.grad(q2, qkv, g)
+    assert torch.all(dqkv[:, :, Hq:] == 0)  # k and v took no part in the loss
+    qd = q.detach().double().requires_grad_()
+    qr, _ = hf_rope(qd, kr, cos.double(), sin.double(), 2)
+    (eq,) = torch.autograd.grad(qr, qd, g.double())
+    torch.testing.assert_close(dqkv[:, :, :Hq].double(), eq, rtol=1e-4, atol=1e-5)
+
+
+def test_apply_rotary_falls_back_to_two_rope_calls_for_mismatched_q_and_k():
+    """q and k of other dtypes (or lengths): two rope calls, as before rope_qk."""
+    B, T, H, D = 1, 4, 2, 8
+    ang = torch.rand(B, T, D // 2, dtype=torch.float64)
+    cos, sin = torch.cat([ang.cos()] * 2, -1).float(), torch.cat([ang.sin()] * 2, -1).float()
+    q, k = torch.randn(B, H, T, D), torch.randn(B, H, T, D, dtype=torch.float64).to(torch.bfloat16)
+    q2, k2 = okt.apply_rotary(q, k, cos, sin)
+    assert opkit.last_dispatch().op == "rope_forward"
+    qr, kr = hf_rope(q.double(), k.double(), cos.double(), sin.double())
+    torch.testing.assert_close(q2.double(), qr, rtol=RTOL, atol=ATOL)
+    torch.testing.assert_close(k2.double(), kr, rtol=1e-2, atol=1e-2)
+
+
 def test_apply_rotary_takes_hugging_faces_broadcast_tables():
     """Hugging Face's rotary embedding gives cos/sin of [1,T,D] for a batch of B: one row
     broadcast (opkit takes [T,D] or [B,T,D])."""

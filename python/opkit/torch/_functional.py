@@ -128,6 +128,18 @@ def _rope_fwd(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, backward: b
     return y
 
 
+def _rope_qk_fwd(q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor,
+                 backward: bool) -> Tuple[torch.Tensor, torch.Tensor]:
+    """_rope_fwd on q [B,T,Hq,D] and k [B,T,Hk,D] in one opkit call (rope_qk_*): the same
+    B, T, D and dtype, any head counts."""
+    q, k = _c(q), _c(k)
+    q_out = torch.empty(q.shape, device=q.device, dtype=q.dtype)
+    k_out = torch.empty(k.shape, device=k.device, dtype=k.dtype)
+    (_ok.rope_qk_backward if backward else _ok.rope_qk_forward)(q, k, _c(_as(cos, q.dtype)), _c(_as(sin, q.dtype)),
+                                                               q_out, k_out)
+    return q_out, k_out
+
+
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 
@@ -182,6 +194,7 @@ if HAS_CUSTOM_OP:
     gated_fwd_op = _op("gated_fwd", _gated_fwd)
     gated_bwd_op = _op("gated_bwd", _gated_bwd)
     rope_op = _op("rope", _rope_fwd)
+    rope_qk_op = _op("rope_qk", _rope_qk_fwd)
     ce_fwd_op = _op("cross_entropy_fwd", _ce_fwd)
     ce_bwd_op = _op("cross_entropy_bwd", _ce_bwd)
     emb_fwd_op = _op("embedding_fwd", _emb_fwd)
@@ -226,6 +239,10 @@ if HAS_CUSTOM_OP:
     def _(x, cos, sin, backward):
         return x.new_empty(x.shape)
 
+    @rope_qk_op.register_fake
+    def _(q, k, cos, sin, backward):
+        return q.new_empty(q.shape), k.new_empty(k.shape)
+
     @ce_fwd_op.register_fake
     def _(logits, target, ignore_index, label_smoothing, reduction):
         loss = logits.new_empty(logits.shape[:1] if reduction == 0 else (), dtype=_F32)
@@ -246,6 +263,7 @@ else:  # PyTorch < 2.4: the implementations are called directly
     rms_fwd_op, rms_bwd_op, ln_fwd_op, ln_bwd_op = _rms_fwd, _rms_bwd, _ln_fwd, _ln_bwd
     softmax_fwd_op, softmax_bwd_op, gated_fwd_op, gated_bwd_op = _softmax_fwd, _softmax_bwd, _gated_fwd, _gated_bwd
     rope_op, ce_fwd_op, ce_bwd_op, emb_fwd_op, emb_bwd_op = _rope_fwd, _ce_fwd, _ce_bwd, _emb_fwd, _emb_bwd
+    rope_qk_op = _rope_qk_fwd
 
 
 def _grad_of(param, g):
@@ -313,6 +331,24 @@ def _rope_backward(ctx, dy):
     return rope_op(dy, cos, sin, not ctx.backward), None, None, None
 
 
+def _rope_qk_setup(ctx, inputs, output):
+    q, k, cos, sin, backward = inputs
+    ctx.save_for_backward(cos, sin)
+    ctx.backward = backward
+    ctx.qk_shapes = (q.shape, k.shape)
+
+
+def _rope_qk_backward(ctx, dq, dk):
+    cos, sin = ctx.saved_tensors
+    # an output that reached no loss may come without its gradient
+    if dq is None:
+        dq = cos.new_zeros(ctx.qk_shapes[0], dtype=dk.dtype)
+    if dk is None:
+        dk = cos.new_zeros(ctx.qk_shapes[1], dtype=dq.dtype)
+    gq, gk = rope_qk_op(dq, dk, cos, sin, not ctx.backward)
+    return gq, gk, None, None, None
+
+
 def _ce_setup(ctx, inputs, output):
     logits, target, ignore_index, label_smoothing, reduction = inputs
     ctx.save_for_backward(logits, target, output[1])
@@ -336,33 +372,35 @@ def _emb_backward(ctx, dy):
     return emb_bwd_op(dy, ids, ctx.num_embeddings, ctx.padding_idx), None
 
 
+# The fourth field: how many leading outputs are differentiable (the rest are statistics).
 _AUTOGRAD = [("rms", "rms_fwd_op", _rms_setup, _rms_backward), ("ln", "ln_fwd_op", _ln_setup, _ln_backward),
              ("softmax", "softmax_fwd_op", _softmax_setup, _softmax_backward),
              ("gated", "gated_fwd_op", _gated_setup, _gated_backward),
              ("rope", "rope_op", _rope_setup, _rope_backward), ("ce", "ce_fwd_op", _ce_setup, _ce_backward),
-             ("emb", "emb_fwd_op", _emb_setup, _emb_backward)]
+             ("emb", "emb_fwd_op", _emb_setup, _emb_backward),
+             ("rope_qk", "rope_qk_op", _rope_qk_setup, _rope_qk_backward, 2)]
 _APPLY = {}
-for _key, _fwd_name, _setup, _backward in _AUTOGRAD:
+for _key, _fwd_name, _setup, _backward, *_n_diff in _AUTOGRAD:
     _fwd = globals()[_fwd_name]
     if HAS_CUSTOM_OP:
         _fwd.register_autograd(_backward, setup_context=_setup)
         _APPLY[_key] = _fwd
     else:
-        def _make(fwd, setup, backward):
+        def _make(fwd, setup, backward, n_diff):
             class Fn(torch.autograd.Function):
                 @staticmethod
                 def forward(ctx, *args):
                     out = fwd(*args)
                     setup(ctx, args, out)
-                    if isinstance(out, tuple):  # statistics are not differentiable
-                        ctx.mark_non_differentiable(*out[1:])
+                    if isinstance(out, tuple) and len(out) > n_diff:  # statistics are not differentiable
+                        ctx.mark_non_differentiable(*out[n_diff:])
                     return out
 
                 @staticmethod
                 def backward(ctx, *grads):
                     return backward(ctx, *grads)
             return Fn.apply
-        _APPLY[_key] = _make(_fwd, _setup, _backward)
+        _APPLY[_key] = _make(_fwd, _setup, _backward, _n_diff[0] if _n_diff else 1)
 
 
 # ---------------------------------------------------------------- public functions -------
@@ -403,16 +441,25 @@ def _rope_table(t, batch):
 
 def apply_rotary(q, k, cos, sin, layout="bhtd"):
     """NeoX rotate-half RoPE on q and k: q, k [B,H,T,D] ("bhtd", Hugging Face's) or
-    [B,T,H,D] ("bthd"); cos/sin [T,D] or [B,T,D]. Two opkit calls (one per tensor)."""
+    [B,T,H,D] ("bthd"); cos/sin [T,D] or [B,T,D]. One opkit call for both (rope_qk, any
+    head counts: grouped KV heads too); two rope calls where q and k differ in dtype, batch,
+    length or head dim."""
     if layout not in ("bhtd", "bthd"):
         raise ValueError(f"layout must be 'bhtd' or 'bthd', not {layout!r}")
     cos, sin = _rope_table(cos, q.shape[0]), _rope_table(sin, q.shape[0])
-    out = []
-    for t in (q, k):
-        x = t.transpose(1, 2) if layout == "bhtd" else t
-        y = _APPLY["rope"](x, cos, sin, False)
-        out.append(y.transpose(1, 2) if layout == "bhtd" else y)
-    return out[0], out[1]
+    qx, kx = (q.transpose(1, 2), k.transpose(1, 2)) if layout == "bhtd" else (q, k)
+    if q.dtype == k.dtype and q.dim() == k.dim() == 4 and (qx.shape[:2], qx.shape[3]) == (kx.shape[:2], kx.shape[3]):
+        yq, yk = _APPLY["rope_qk"](qx, kx, cos, sin, False)
+    else:
+        yq, yk = _APPLY["rope"](qx, cos, sin, False), _APPLY["rope"](kx, cos, sin, False)
+    return (yq.transpose(1, 2), yk.transpose(1, 2)) if layout == "bhtd" else (yq, yk)
+
+
+def rope_qk(q, k, cos, sin):
+    """apply_rotary for q [B,T,Hq,D] and k [B,T,Hk,D] (opkit's layout) in one opkit call,
+    without the fallback: the same B, T, D and dtype, as opkit_rope_qk_forward requires."""
+    cos, sin = _rope_table(cos, q.shape[0]), _rope_table(sin, q.shape[0])
+    return _APPLY["rope_qk"](q, k, cos, sin, False)
 
 
 def cross_entropy(logits, target, ignore_index=-100, label_smoothing=0.0, reduction="mean"):

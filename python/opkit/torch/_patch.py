@@ -56,7 +56,7 @@ def _mlp_forward(self, x):
 
 def _apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1):
     """Hugging Face's signature; cos/sin [B,T,D] (or [T,D]); q, k [B,H,T,D] when
-    unsqueeze_dim is 1, [B,T,H,D] when it is 2."""
+    unsqueeze_dim is 1, [B,T,H,D] when it is 2. q and k in one opkit call (rope_qk)."""
     return F.apply_rotary(q, k, cos, sin, "bhtd" if unsqueeze_dim == 1 else "bthd")
 
 
