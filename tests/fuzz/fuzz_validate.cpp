@@ -726,6 +726,30 @@ void write_seeds(const std::string& dir) {
                 a.tensors[3].second = a.tensors[0].second;  // y = x
                 emit(name("rope_forward", "-batched-inplace").c_str(), encode_seed<OpId::rope_forward>(a, S.content));
             }
+            {  // rope_qk: q and k (Hq 3, Hk 1) apart, then as views into one fused qkv buffer, in place
+                Seeder S;
+                S.device_index = dev_index[dv];
+                SeedArgs a;
+                a.tensors = {{"q", S.tensor(dt, {2, 3, 3, 4})}, {"k", S.tensor(dt, {2, 3, 1, 4})},
+                             {"cos", S.tensor(dt, {3, 4})}, {"sin", S.tensor(dt, {3, 4})},
+                             {"q_out", S.tensor(dt, {2, 3, 3, 4})}, {"k_out", S.tensor(dt, {2, 3, 1, 4})}};
+                emit(name("rope_qk_forward").c_str(), encode_seed<OpId::rope_qk_forward>(a, S.content));
+                const TensorDesc qkv = S.tensor(dt, {2, 3, 5, 4});  // [B,T,Hq+Hk+Hv,D]
+                auto heads = [&](int64_t h0, int64_t n) {
+                    TensorDesc v = qkv;
+                    v.explicit_strides = true;
+                    v.shape[2] = n;
+                    const int64_t st[4] = {3 * 5 * 4, 5 * 4, 4, 1};
+                    for (int i = 0; i < 4; ++i) v.strides[i] = st[i];
+                    v.byte_offset = uint64_t(h0 * 4) * (qkv.dtype.bits / 8);
+                    return v;
+                };
+                SeedArgs b;
+                b.tensors = {{"dq_out", heads(0, 3)}, {"dk_out", heads(3, 1)}, {"cos", S.tensor(dt, {2, 3, 4})},
+                             {"sin", S.tensor(dt, {2, 3, 4})}, {"dq", heads(0, 3)}, {"dk", heads(3, 1)}};
+                emit(name("rope_qk_backward", "-fused-inplace").c_str(),
+                     encode_seed<OpId::rope_qk_backward>(b, S.content));
+            }
             {  // cross-entropy: every reduction; int32 and int64 targets, one ignored
                 Seeder S;
                 S.device_index = dev_index[dv];
