@@ -471,7 +471,8 @@ QKDims qk_dims(const Shape& shape) {
     return {{d[0], d[1], d[2], d[4]}, {d[0], d[1], d[3], d[4]}, {d[1], d[4]}};
 }
 
-Error rope_qk_forward(const Setup& s, const Shape& shape, PreparedCase* out) {
+// Forward and backward take the same tensors: (q, k, cos, sin) in, two outputs.
+Error rope_qk(const Setup& s, const Shape& shape, PreparedCase* out, bool backward) {
     CaseBuilder b(s, out);
     const QKDims d = qk_dims(shape);
     opkit_tensor* q = b.random(d.q);
@@ -481,23 +482,11 @@ Error rope_qk_forward(const Setup& s, const Shape& shape, PreparedCase* out) {
     opkit_tensor* q_out = b.output(d.q);
     opkit_tensor* k_out = b.output(d.k);
     opkit_stream st = b.stream();
-    return b.finish([=] { return opkit_rope_qk_forward(q, k, cos, sin, q_out, k_out, st); },
-                    sum_bytes({q, k, cos, sin, q_out, k_out}));
+    const auto fn = backward ? opkit_rope_qk_backward : opkit_rope_qk_forward;
+    return b.finish([=] { return fn(q, k, cos, sin, q_out, k_out, st); }, sum_bytes({q, k, cos, sin, q_out, k_out}));
 }
-
-Error rope_qk_backward(const Setup& s, const Shape& shape, PreparedCase* out) {
-    CaseBuilder b(s, out);
-    const QKDims d = qk_dims(shape);
-    opkit_tensor* dq_out = b.random(d.q);
-    opkit_tensor* dk_out = b.random(d.k);
-    opkit_tensor* cos = b.random(d.angles);
-    opkit_tensor* sin = b.random(d.angles);
-    opkit_tensor* dq = b.output(d.q);
-    opkit_tensor* dk = b.output(d.k);
-    opkit_stream st = b.stream();
-    return b.finish([=] { return opkit_rope_qk_backward(dq_out, dk_out, cos, sin, dq, dk, st); },
-                    sum_bytes({dq_out, dk_out, cos, sin, dq, dk}));
-}
+Error rope_qk_forward(const Setup& s, const Shape& shape, PreparedCase* out) { return rope_qk(s, shape, out, false); }
+Error rope_qk_backward(const Setup& s, const Shape& shape, PreparedCase* out) { return rope_qk(s, shape, out, true); }
 
 constexpr int64_t kIgnoreIndex = -100;  // PyTorch's default; no random target hits it
 
