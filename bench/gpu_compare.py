@@ -35,7 +35,8 @@ Python: `pip install --no-deps --target /tmp/site .whl/liger_kernel-*.whl`, PYTH
 Its backward is timed like eager's (autograd backward of its forward, graph kept). Where
 Liger fuses what opkit does in two calls it is compared on the same work: its
 cross-entropy forward also writes the gradient (the "(+dlogits)" case), and its rope
-rotates q and k in one call (the "rope q+k" cases, where opkit makes two calls).
+rotates q and k in one call (the "rope q+k" cases; opkit's rope_qk does too, and with
+OPKIT_BENCH_ROPE_TWO_CALLS=1 opkit makes two rope calls there, as before 1.2).
 
 --impls times only the named implementations (--impls opkit compares two opkit builds
 without compiling the baselines: run once per OPKIT_LIBRARY).
@@ -60,6 +61,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
 import opkit  # noqa: E402
 
 DT = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+ROPE_TWO_CALLS = os.environ.get("OPKIT_BENCH_ROPE_TWO_CALLS") == "1" or not hasattr(opkit, "rope_qk_forward")
 
 
 def timed(fn, reps, warmup=5, behind_spin=True):
@@ -283,8 +285,9 @@ def rope_cases(B, T, H, D, dt, es):
 
 def rope_qk_cases(B, T, Hq, Hkv, D, dt, es):
     """rope on a query and a key tensor, as attention needs it: Hugging Face's layout (the
-    projections' [B,T,H,D] memory seen as [B,H,T,D]). Liger rotates both in one call;
-    opkit's rope takes one tensor, so it makes two calls (on the [B,T,H,D] memory)."""
+    projections' [B,T,H,D] memory seen as [B,H,T,D]). Liger rotates both in one call, and
+    so does opkit's rope_qk (since 1.2; on the [B,T,H,D] memory); with
+    OPKIT_BENCH_ROPE_TWO_CALLS=1 opkit makes two rope calls instead."""
     qp, kp = rnd(B, T, Hq, D, dtype=dt), rnd(B, T, Hkv, D, dtype=dt)
     dqp, dkp = rnd(B, T, Hq, D, dtype=dt), rnd(B, T, Hkv, D, dtype=dt)
     yq, yk, dq, dk = (torch.empty_like(t) for t in (qp, kp, qp, kp))
@@ -308,13 +311,20 @@ def rope_qk_cases(B, T, Hq, Hkv, D, dt, es):
         yq_l, yk_l = L.rope.apply(qlg * 1, klg * 1, cos, sin)  # (x * 1: Liger writes its input)
     dq_h, dk_h = dqp.transpose(1, 2), dkp.transpose(1, 2)
 
-    def opkit_fwd():
-        opkit.rope_forward(qp, cos, sin, yq)
-        opkit.rope_forward(kp, cos, sin, yk)
+    if ROPE_TWO_CALLS:  # opkit before 1.2, or the A/B of the two ways
+        def opkit_fwd():
+            opkit.rope_forward(qp, cos, sin, yq)
+            opkit.rope_forward(kp, cos, sin, yk)
 
-    def opkit_bwd():
-        opkit.rope_backward(dqp, cos, sin, dq)
-        opkit.rope_backward(dkp, cos, sin, dk)
+        def opkit_bwd():
+            opkit.rope_backward(dqp, cos, sin, dq)
+            opkit.rope_backward(dkp, cos, sin, dk)
+    else:
+        def opkit_fwd():
+            opkit.rope_qk_forward(qp, kp, cos, sin, yq, yk)
+
+        def opkit_bwd():
+            opkit.rope_qk_backward(dqp, dkp, cos, sin, dq, dk)
 
     n = B * T * (Hq + Hkv) * D * es
     shape = f"{B}x{T}x({Hq}+{Hkv})x{D}"

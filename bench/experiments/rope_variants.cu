@@ -26,9 +26,9 @@ using namespace opk;
 template <typename T, int Heads, int Res>
 __global__ void __launch_bounds__(256, Res / 256) rope_variant(const RopeArgs a) {
     if (a.backward)
-        rope<T, true, Heads>(a);
+        rope<T, true, Heads>(a, blockIdx.x, gridDim.x);
     else
-        rope<T, false, Heads>(a);
+        rope<T, false, Heads>(a, blockIdx.x, gridDim.x);
 }
 
 // Dense rows only (x and y [B,T,H,D] contiguous, cos/sin [T,D], D/2 whole packs): one
@@ -144,6 +144,7 @@ static void setup(RopeArgs& a, int64_t heads, int min_block, int64_t* grid, unsi
         std::max<int64_t>(1, std::min<int64_t>(std::max<int64_t>(min_block, 1) / (width * groups), positions));
     a.width = int32_t(width);
     a.groups = int32_t(groups);
+    a.per_block = int32_t(per_block);
     *block = unsigned(width * groups * per_block);
     *grid = std::min<int64_t>((positions + per_block - 1) / per_block, int64_t(sms) * 64);
 }

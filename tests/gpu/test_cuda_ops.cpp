@@ -551,6 +551,75 @@ TEST_CASE("ops: rope forward and backward match the CPU", "[gpu][ops]") {
         }
 }
 
+// rope on q and k in one launch (opk_rope_qk: q's blocks, then k's, each part planned as
+// its own opk_rope launch): the same results as the CPU default, which is two rope calls.
+TEST_CASE("ops: rope on q and k in one call matches the CPU", "[gpu][ops]") {
+    if (!cuda_or_skip()) return;
+    uint64_t seed = 550;
+    struct QkCase {
+        int64_t B, T, Hq, Hk, D;
+        bool batched_angles, q_bhtd, in_place;
+        int64_t k_offset;  // k misaligned: its part takes the element path, q's the packs
+    };
+    const QkCase cases[] = {
+        // Hq != Hk with the two parts' blocks of different widths (heads past a batch of
+        // four in k), [B,H,T,D] q storage, in place, a misaligned k beside an aligned q.
+        {2, 9, 32, 8, 128, false, false, false, 0}, {1, 5, 6, 13, 64, true, true, false, 0},
+        {2, 3, 4, 1, 16, false, false, true, 1},    {1, 2, 1, 40, 96, true, false, true, 0},
+        {3, 7, 12, 3, 130, false, true, false, 1},  {1, 1, 1, 1, 2, false, false, false, 0},
+        // No k heads, then no q heads: one part has no blocks.
+        {2, 4, 8, 0, 64, false, false, false, 0},   {2, 4, 0, 8, 64, false, false, false, 0},
+        // Many positions (more blocks than the grid's cap of each part), past the 2-byte
+        // L2 prefetch distance: the benchmark's 32 + 8 heads of 128.
+        {2, 1050, 32, 8, 128, false, false, false, 0},
+    };
+    for (opkit_dtype d : kFloats)
+        for (const QkCase& c : cases) {
+            const std::string what = std::string("rope_qk ") + dtype_name(d) + " q " +
+                                     shape_str({c.B, c.T, c.Hq, c.D}) + " k " + shape_str({c.B, c.T, c.Hk, c.D}) +
+                                     (c.batched_angles ? " [B,T,D] angles" : "") + (c.q_bhtd ? " q [B,H,T,D]" : "") +
+                                     (c.in_place ? " in place" : "") + (c.k_offset ? " k misaligned" : "");
+            INFO(what);
+            const Layout ql{c.q_bhtd ? std::vector<int>{0, 2, 1, 3} : std::vector<int>{}, 0, 0};
+            const Layout kl{{}, 0, c.k_offset};
+            const std::vector<int64_t> qs{c.B, c.T, c.Hq, c.D}, ks{c.B, c.T, c.Hk, c.D};
+            TP q = make(d, qs, ql), k = make(d, ks, kl), qo = make(d, qs), ko = make(d, ks, kl);
+            std::vector<int64_t> ashape = c.batched_angles ? std::vector<int64_t>{c.B, c.T, c.D}
+                                                           : std::vector<int64_t>{c.T, c.D};
+            TP cs = make(d, ashape), sn = make(d, ashape);
+            q->random(-2, 2, seed++);
+            k->random(-2, 2, seed++);
+            cs->random(-1, 1, seed++);
+            sn->random(-1, 1, seed++);
+            qo->poison();
+            ko->poison();
+            for (Tensor* t : {q.get(), k.get(), qo.get(), ko.get(), cs.get(), sn.get()}) t->upload();
+            Tensor& q_out = c.in_place ? *q : *qo;
+            Tensor& k_out = c.in_place ? *k : *ko;
+            both([&](bool g) {
+                return opkit_rope_qk_forward(on(g, q), on(g, k), on(g, cs), on(g, sn), on(g, q_out), on(g, k_out),
+                                             nullptr);
+            });
+            // The tolerances of rope_forward's y: the same arithmetic element for element.
+            CHECK(same(q_out, "rope_forward", "y", what + " q_out"));
+            CHECK(same(k_out, "rope_forward", "y", what + " k_out"));
+            TP dq_out = make(d, qs, ql), dk_out = make(d, ks, kl), dq = make(d, qs), dk = make(d, ks, kl);
+            dq_out->random(-1, 1, seed++);
+            dk_out->random(-1, 1, seed++);
+            dq->poison();
+            dk->poison();
+            for (Tensor* t : {dq_out.get(), dk_out.get(), dq.get(), dk.get()}) t->upload();
+            Tensor& dq_in = c.in_place ? *dq_out : *dq;
+            Tensor& dk_in = c.in_place ? *dk_out : *dk;
+            both([&](bool g) {
+                return opkit_rope_qk_backward(on(g, dq_out), on(g, dk_out), on(g, cs), on(g, sn), on(g, dq_in),
+                                              on(g, dk_in), nullptr);
+            });
+            CHECK(same(dq_in, "rope_backward", "dx", what + " dq"));
+            CHECK(same(dk_in, "rope_backward", "dx", what + " dk"));
+        }
+}
+
 TEST_CASE("ops: cross_entropy forward and backward match the CPU", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
     uint64_t seed = 600;

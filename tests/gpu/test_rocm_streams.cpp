@@ -49,16 +49,16 @@ TEST_CASE("rocm streams: every op launches on the caller's stream, none on the N
         db(t, {N});
     Tensor rstd(t, {R}), mean(t, {R});
     Tensor a(t, {R, N}), b(t, {R, N}), da(t, {R, N}), dbb(t, {R, N});
-    Tensor rx(t, {B, T, H, D}), ry(t, {B, T, H, D}), cs(t, {T, D}), sn(t, {T, D});
+    Tensor rx(t, {B, T, H, D}), ry(t, {B, T, H, D}), rk(t, {B, T, 2, D}), cs(t, {T, D}), sn(t, {T, D});
     Tensor logits(t, {R, V}), dlogits(t, {R, V}), target(i64(), {R}), loss(t, {}), lse(t, {R}), dloss(t, {});
     Tensor emb(t, {V, N}), ids(i32(), {R}), ey(t, {R, N}), demb(t, {V, N});
     Tensor ma(t, {R, 16}), mb(t, {16, N}), mc(t, {R, N});
-    for (Tensor* z : {&x, &w, &bias, &dy, &a, &b, &rx, &cs, &sn, &logits, &emb, &ma, &mb, &mc, &y, &mc})
+    for (Tensor* z : {&x, &w, &bias, &dy, &a, &b, &rx, &rk, &cs, &sn, &logits, &emb, &ma, &mb, &mc, &y, &mc})
         z->random(-1.f, 1.f, 7);
     target.random_ints(0, V - 1, 3);
     ids.random_ints(0, V - 1, 5);
     dloss.set(0, 1.0);
-    for (Tensor* z : {&x, &w, &bias, &dy, &a, &b, &rx, &cs, &sn, &logits, &emb, &ma, &mb, &mc, &y, &target, &ids,
+    for (Tensor* z : {&x, &w, &bias, &dy, &a, &b, &rx, &rk, &cs, &sn, &logits, &emb, &ma, &mb, &mc, &y, &target, &ids,
                       &dloss})
         z->upload();
     REQUIRE_OK(opkit_synchronize(kGpu, nullptr));
@@ -83,6 +83,10 @@ TEST_CASE("rocm streams: every op launches on the caller's stream, none on the N
          [&] { return opkit_geglu_backward(dy.gpu(), a.gpu(), b.gpu(), OPKIT_GELU_NONE, da.gpu(), dbb.gpu(), s); }},
         {"rope_forward", [&] { return opkit_rope_forward(rx.gpu(), cs.gpu(), sn.gpu(), ry.gpu(), s); }},
         {"rope_backward", [&] { return opkit_rope_backward(rx.gpu(), cs.gpu(), sn.gpu(), ry.gpu(), s); }},
+        {"rope_qk_forward",
+         [&] { return opkit_rope_qk_forward(rx.gpu(), rk.gpu(), cs.gpu(), sn.gpu(), ry.gpu(), rk.gpu(), s); }},
+        {"rope_qk_backward",
+         [&] { return opkit_rope_qk_backward(rx.gpu(), rk.gpu(), cs.gpu(), sn.gpu(), ry.gpu(), rk.gpu(), s); }},
         {"cross_entropy_forward",
          [&] {
              return opkit_cross_entropy_forward(logits.gpu(), target.gpu(), -100, 0.1f, OPKIT_REDUCTION_MEAN,

@@ -333,6 +333,30 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         REQUIRE(ls.size() == 2);
         CHECK(ls[1].name == "opk_ce_loss_sum");
     }
+    SECTION("rope on q and k: one launch, q's blocks then k's, as wide as the wider part") {
+        // f32, D = 128: 16 lanes over a half's packs. q's 32 heads: 8 groups, one position
+        // a block of 128 threads, 6 blocks; k's 3 heads: one group, 6 positions in one block
+        // of 96 threads. Together 7 blocks of 128 threads, one launch.
+        RocmTensor q({2, 3, 32, 128}, kF32), k({2, 3, 3, 128}, kF32), cs({3, 128}, kF32), sn({3, 128}, kF32);
+        std::vector<Launch> ls = launches_of(
+            [&] { return opkit_rope_qk_forward(q.get(), k.get(), cs.get(), sn.get(), q.get(), k.get(), nullptr); });
+        REQUIRE(ls.size() == 1);
+        CHECK(ls[0].name == "opk_rope_qk_f32");
+        CHECK(ls[0].grid == 7);
+        CHECK(ls[0].block == 128);
+        ls = launches_of(
+            [&] { return opkit_rope_qk_backward(q.get(), k.get(), cs.get(), sn.get(), q.get(), k.get(), nullptr); });
+        REQUIRE(ls.size() == 1);
+        CHECK(ls[0].name == "opk_rope_qk_f32");
+        // Each alone: the same blocks as its part.
+        Launch l = first_launch_of([&] { return opkit_rope_forward(q.get(), cs.get(), sn.get(), q.get(), nullptr); });
+        CHECK(l.name == "opk_rope_f32");
+        CHECK(l.grid == 6);
+        CHECK(l.block == 128);
+        l = first_launch_of([&] { return opkit_rope_forward(k.get(), cs.get(), sn.get(), k.get(), nullptr); });
+        CHECK(l.grid == 1);
+        CHECK(l.block == 96);
+    }
     SECTION("softmax backward: the exact and eight-pack kernels") {
         RocmTensor dy({2, 16384}, kBf16), y({2, 16384}, kBf16), dx({2, 16384}, kBf16);
         Launch l = first_launch_of([&] { return opkit_softmax_backward(dy.get(), y.get(), dx.get(), nullptr); });

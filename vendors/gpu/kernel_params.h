@@ -479,9 +479,16 @@ struct RopeArgs {
     int32_t backward;
     // Block shape, chosen by the host: `width` threads (a power of 2) over the packs of a
     // half, `groups` of them over the heads of one position (each thread keeps that
-    // position's cos/sin packs and loops over heads g, g + groups, ...), and
-    // blockDim / (width * groups) positions per block.
-    int32_t width, groups;
+    // position's cos/sin packs and loops over heads g, g + groups, ...), and `per_block`
+    // positions per block (width * groups * per_block threads; a block of opk_rope_qk may
+    // have more, which wait).
+    int32_t width, groups, per_block;
+};
+// rope on q and k in one launch (opkit_rope_qk_*): blocks [0, q_blocks) rotate q as
+// opk_rope's grid of q_blocks blocks would, the rest k likewise; the same cos/sin.
+struct RopeQkArgs {
+    RopeArgs q, k;
+    int64_t q_blocks;
 };
 // Heads a rope thread loads before it computes (groups = ceil(H / kRopeHeads)). The
 // device takes any H per thread; on AMD targets with a 256-entry VGPR file it loads two at

@@ -106,19 +106,19 @@ OPK_DEV void rotate_raw(const uint4& xl, const uint4& xh, const uint4& cl, const
 // second wave per SIMD: there the f32 kernel takes 111 VGPRs with two heads, 133 with
 // four. The head loops handle any H whatever the batch size. (A template argument so that
 // bench/experiments/rope_variants.cu can try other counts.)
+// Block `block` of a grid of `blocks` over a's positions.
 template <typename T, bool BACKWARD, int kHeads = OPK_SMALL_VGPR_FILE ? 2 : kRopeHeads>
-OPK_DEV void rope(const RopeArgs& a) {
+OPK_DEV void rope(const RopeArgs& a, int64_t block, int64_t blocks) {
     constexpr int P = Pack<T>::n;
     const int64_t half = a.D / 2, packs = (half + P - 1) / P;
     const int width = a.width, groups = a.groups;
     const int lane = int(threadIdx.x) & (width - 1);
     const int rest = int(threadIdx.x) / width;
     const int g = rest % groups;
-    const int per_block = int(blockDim.x) / (width * groups);
+    const int per_block = a.per_block;
     const int64_t positions = a.B * a.T, H = a.H;
     const int64_t xh_step = int64_t(groups) * a.xs[2], yh_step = int64_t(groups) * a.ys[2];
-    for (int64_t pos = int64_t(blockIdx.x) * per_block + rest / groups; pos < positions;
-         pos += int64_t(gridDim.x) * per_block) {
+    for (int64_t pos = block * per_block + rest / groups; pos < positions; pos += blocks * per_block) {
         int64_t b, t;
         div_mod(pos, a.T, b, t);
         // The thread's group and lane, recomputed per position on AMD (gpu_compat.h,
@@ -211,16 +211,39 @@ OPK_DEV void rope(const RopeArgs& a) {
 }
 
 template <typename T>
-OPK_DEV void rope_any(const RopeArgs& a) {
-    // Launched dependent on the kernel before it (launch_dependent, sm_90+): its blocks may
-    // be scheduled once that kernel's blocks have all left, before its grid is retired, and
-    // wait here, before any load or store, for it and its writes (rope on q then k: k's
-    // launch overlaps q's end).
-    wait_for_prior_grid();
+OPK_DEV void rope_any(const RopeArgs& a, int64_t block, int64_t blocks) {
     if (a.backward)
-        rope<T, true>(a);
+        rope<T, true>(a, block, blocks);
     else
-        rope<T, false>(a);
+        rope<T, false>(a, block, blocks);
+}
+
+// Both launches wait at their entry, before any load or store, for the kernel before them
+// and its writes: they are launched dependent on it (launch_dependent, sm_90+), so their
+// blocks may be scheduled once its blocks have all left, before its grid is retired (rope
+// on q then k in two calls: k's launch overlaps q's end).
+template <typename T>
+OPK_DEV void rope_one(const RopeArgs& a) {
+    wait_for_prior_grid();
+    rope_any<T>(a, int64_t(blockIdx.x), int64_t(gridDim.x));
+}
+
+// q's blocks first, then k's, in one grid: k's first blocks start while q's last run, with
+// no launch between them. A block is as wide as the wider part's; the other part's spare
+// threads have nothing to do (no barriers follow).
+template <typename T>
+OPK_DEV void rope_qk(const RopeQkArgs& a) {
+    wait_for_prior_grid();
+    const int64_t block = int64_t(blockIdx.x);
+    const bool is_q = block < a.q_blocks;
+    // Scalars selected, not a reference to either part: a run-time choice between two
+    // parameter structs could copy them to the stack.
+    const int threads = is_q ? a.q.width * a.q.groups * a.q.per_block : a.k.width * a.k.groups * a.k.per_block;
+    if (int(threadIdx.x) >= threads) return;
+    if (is_q)
+        rope_any<T>(a.q, block, a.q_blocks);
+    else
+        rope_any<T>(a.k, block - a.q_blocks, int64_t(gridDim.x) - a.q_blocks);
 }
 
 }  // namespace
@@ -228,6 +251,9 @@ OPK_DEV void rope_any(const RopeArgs& a) {
 
 using namespace opk;
 
-OPK_KERNEL(opk_rope_f32, 256)(const RopeArgs a) { rope_any<float>(a); }
-OPK_KERNEL(opk_rope_f16, 256)(const RopeArgs a) { rope_any<opk_f16>(a); }
-OPK_KERNEL(opk_rope_bf16, 256)(const RopeArgs a) { rope_any<opk_bf16>(a); }
+OPK_KERNEL(opk_rope_f32, 256)(const RopeArgs a) { rope_one<float>(a); }
+OPK_KERNEL(opk_rope_f16, 256)(const RopeArgs a) { rope_one<opk_f16>(a); }
+OPK_KERNEL(opk_rope_bf16, 256)(const RopeArgs a) { rope_one<opk_bf16>(a); }
+OPK_KERNEL(opk_rope_qk_f32, 256)(const RopeQkArgs a) { rope_qk<float>(a); }
+OPK_KERNEL(opk_rope_qk_f16, 256)(const RopeQkArgs a) { rope_qk<opk_f16>(a); }
+OPK_KERNEL(opk_rope_qk_bf16, 256)(const RopeQkArgs a) { rope_qk<opk_bf16>(a); }

@@ -28,6 +28,8 @@ opkit_status run(const args::axpy& a);
 // ops_rope.cpp
 opkit_status run(const args::rope_forward& a);
 opkit_status run(const args::rope_backward& a);
+opkit_status run(const args::rope_qk_forward& a);
+opkit_status run(const args::rope_qk_backward& a);
 // ops_cross_entropy.cpp
 opkit_status run(const args::cross_entropy_forward& a);
 opkit_status run(const args::cross_entropy_backward& a);

@@ -1,6 +1,6 @@
 // rope forward and backward on x [B,T,H,D] (any strides; innermost 1) with cos/sin
-// [T,D] or [B,T,D]. The host picks the block shape (RopeArgs::width / groups; see
-// vendors/gpu/rope.cu).
+// [T,D] or [B,T,D], one tensor a launch (opk_rope) or q and k in one (opk_rope_qk). The
+// host picks the block shape (RopeArgs::width / groups / per_block; see vendors/gpu/rope.cu).
 #include "ops_common.h"
 
 namespace {
@@ -8,20 +8,25 @@ namespace {
 using namespace opkit_gpu;
 
 const char* const kRope[3] = OPK_DTYPE_NAMES("opk_rope");
+const char* const kRopeQk[3] = OPK_DTYPE_NAMES("opk_rope_qk");
 
-opkit_status run_rope(const char* op, bool backward, const opkit_tensor* x, const opkit_tensor* cos,
-                 const opkit_tensor* sin, opkit_tensor* y, opkit_stream stream) {
-    int type;
-    OPKIT_GPU_TRY(need_float(op, x, &type));
-    OPKIT_GPU_TRY(check_element_aligned(op, backward ? "dy" : "x", x));
+// One tensor's part of a launch: its arguments, its blocks (0 when it has no elements)
+// and their threads.
+struct RopePart {
+    opk::RopeArgs a{};
+    int64_t blocks = 0;
+    int64_t threads = 0;
+};
+
+opkit_status plan_rope(const char* op, bool backward, const opkit_tensor* x, const char* xname,
+                       const opkit_tensor* cos, const opkit_tensor* sin, opkit_tensor* y, const char* yname,
+                       const Device& d, RopePart* part) {
+    OPKIT_GPU_TRY(check_element_aligned(op, xname, x));
     OPKIT_GPU_TRY(check_element_aligned(op, "cos", cos));
     OPKIT_GPU_TRY(check_element_aligned(op, "sin", sin));
-    OPKIT_GPU_TRY(check_element_aligned(op, backward ? "dx" : "y", y));
+    OPKIT_GPU_TRY(check_element_aligned(op, yname, y));
     if (numel(x) == 0) return OPKIT_OK;
-    DeviceScope scope;
-    OPKIT_GPU_TRY(scope.enter(x->device.device_id));
-    Device& d = scope.dev();
-    opk::RopeArgs a{};
+    opk::RopeArgs& a = part->a;
     a.x = base_of(x);
     a.y = base_of(y);
     a.cos = base_of(cos);
@@ -58,10 +63,44 @@ opkit_status run_rope(const char* op, bool backward, const opkit_tensor* x, cons
     const int64_t per_block = std::max<int64_t>(1, std::min<int64_t>(128 / (width * groups), positions));
     a.width = int32_t(width);
     a.groups = int32_t(groups);
-    const int64_t blocks = (positions + per_block - 1) / per_block;
-    const size_t grid = size_t(std::min<int64_t>(blocks, int64_t(d.sm_count) * 64));
-    return launch_2d(d, Module::rope, kRope[type], unsigned(grid), 1, unsigned(width * groups * per_block), stream, a,
-                     0, /*dependent=*/true);
+    a.per_block = int32_t(per_block);
+    part->threads = width * groups * per_block;
+    part->blocks = std::min<int64_t>((positions + per_block - 1) / per_block, int64_t(d.sm_count) * 64);
+    return OPKIT_OK;
+}
+
+opkit_status run_rope(const char* op, bool backward, const opkit_tensor* x, const opkit_tensor* cos,
+                      const opkit_tensor* sin, opkit_tensor* y, opkit_stream stream) {
+    int type;
+    OPKIT_GPU_TRY(need_float(op, x, &type));
+    DeviceScope scope;
+    OPKIT_GPU_TRY(scope.enter(x->device.device_id));
+    Device& d = scope.dev();
+    RopePart p;
+    OPKIT_GPU_TRY(plan_rope(op, backward, x, backward ? "dy" : "x", cos, sin, y, backward ? "dx" : "y", d, &p));
+    if (p.blocks == 0) return OPKIT_OK;
+    return launch_2d(d, Module::rope, kRope[type], unsigned(p.blocks), 1, unsigned(p.threads), stream, p.a, 0,
+                     /*dependent=*/true);
+}
+
+// q and k in one launch: q's blocks, then k's (rope.cu, rope_qk).
+opkit_status run_rope_qk(const char* op, bool backward, const opkit_tensor* q, const opkit_tensor* k,
+                         const opkit_tensor* cos, const opkit_tensor* sin, opkit_tensor* q_out, opkit_tensor* k_out,
+                         opkit_stream stream) {
+    int type;
+    OPKIT_GPU_TRY(need_float(op, q, &type));
+    DeviceScope scope;
+    OPKIT_GPU_TRY(scope.enter(q->device.device_id));
+    Device& d = scope.dev();
+    RopePart pq, pk;
+    OPKIT_GPU_TRY(plan_rope(op, backward, q, backward ? "dq_out" : "q", cos, sin, q_out, backward ? "dq" : "q_out",
+                            d, &pq));
+    OPKIT_GPU_TRY(plan_rope(op, backward, k, backward ? "dk_out" : "k", cos, sin, k_out, backward ? "dk" : "k_out",
+                            d, &pk));
+    if (pq.blocks + pk.blocks == 0) return OPKIT_OK;
+    const opk::RopeQkArgs a{pq.a, pk.a, pq.blocks};
+    return launch_2d(d, Module::rope, kRopeQk[type], unsigned(pq.blocks + pk.blocks), 1,
+                     unsigned(std::max(pq.threads, pk.threads)), stream, a, 0, /*dependent=*/true);
 }
 
 }  // namespace
@@ -74,6 +113,16 @@ opkit_status run(const args::rope_forward& call) {
 
 opkit_status run(const args::rope_backward& call) {
     return run_rope("rope_backward", true, call.dy, call.cos, call.sin, call.dx, call.stream);
+}
+
+opkit_status run(const args::rope_qk_forward& call) {
+    return run_rope_qk("rope_qk_forward", false, call.q, call.k, call.cos, call.sin, call.q_out, call.k_out,
+                       call.stream);
+}
+
+opkit_status run(const args::rope_qk_backward& call) {
+    return run_rope_qk("rope_qk_backward", true, call.dq_out, call.dk_out, call.cos, call.sin, call.dq, call.dk,
+                       call.stream);
 }
 
 }  // namespace opkit_gpu
