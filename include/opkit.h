@@ -328,7 +328,9 @@ OPKIT_API opkit_status opkit_axpy(float alpha, const opkit_tensor* x, opkit_tens
  *  which a vendor may run as one launch. q [B,T,Hq,D] and k [B,T,Hk,D] (any strides; the
  *  same B, T, D and dtype, any head counts), cos/sin [T,D] or [B,T,D] as for rope_forward;
  *  q_out like q, k_out like k; each output may be its own input (in place) and must not
- *  overlap anything else. */
+ *  overlap anything else. On a device whose vendor does not export it (vendor ABI 1.0),
+ *  libopkit runs the two rope calls through that vendor (docs/ops.md); the call's
+ *  opkit_last_dispatch() then still names this op and names that vendor as served_by. */
 OPKIT_API opkit_status opkit_rope_qk_forward(const opkit_tensor* q, const opkit_tensor* k,
                                              const opkit_tensor* cos, const opkit_tensor* sin,
                                              opkit_tensor* q_out, opkit_tensor* k_out,
