@@ -24,16 +24,17 @@ opkit_status compose(const Runtime& rt, DispatchRecord& rec, opkit_device dev, s
 opkit_status Composite<OpId::rope_qk_forward>::run(const Runtime& rt, DispatchRecord& rec, opkit_device dev,
                                                    const args::rope_qk_forward& a, std::string& declined,
                                                    bool* composed) {
-    return compose<OpId::rope_qk_forward>(rt, rec, dev, declined, composed, args::rope_forward{a.q, a.cos, a.sin, a.q_out, a.stream},
-                   args::rope_forward{a.k, a.cos, a.sin, a.k_out, a.stream});
+    return compose<OpId::rope_qk_forward>(rt, rec, dev, declined, composed,
+                                          args::rope_forward{a.q, a.cos, a.sin, a.q_out, a.stream},
+                                          args::rope_forward{a.k, a.cos, a.sin, a.k_out, a.stream});
 }
 
 opkit_status Composite<OpId::rope_qk_backward>::run(const Runtime& rt, DispatchRecord& rec, opkit_device dev,
                                                     const args::rope_qk_backward& a, std::string& declined,
                                                     bool* composed) {
     return compose<OpId::rope_qk_backward>(rt, rec, dev, declined, composed,
-                   args::rope_backward{a.dq_out, a.cos, a.sin, a.dq, a.stream},
-                   args::rope_backward{a.dk_out, a.cos, a.sin, a.dk, a.stream});
+                                           args::rope_backward{a.dq_out, a.cos, a.sin, a.dq, a.stream},
+                                           args::rope_backward{a.dk_out, a.cos, a.sin, a.dk, a.stream});
 }
 
 }  // namespace opkit
