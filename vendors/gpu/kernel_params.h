@@ -141,9 +141,14 @@ constexpr int64_t kRowPrefetchAheadBytes = int64_t(4) << 20;
 // layer_norm 8192x8192 (not profiled). The 2-byte layer_norm exact kernels, also without a
 // next-row prefetch, measured 0.998-1.003 with it: they do not ask. The fp32 split stash
 // kernels (rows of 16384 over a cluster of two) ask for their block's part of the rows
-// in rms_norm only: rms_norm 4096x16384 0.987-0.989 of its time, layer_norm's 1.008-1.013
-// (r6 there, and bench/results/2026-11-30-s29/r1, three rounds).
+// too: rms_norm's this far ahead (4096x16384 0.973-0.989 of its time: r6 there, and
+// bench/results/2026-11-30-s29/r1-r3), layer_norm's kLnSplitAheadBytes.
 constexpr int64_t kNormBwdRegsAheadBytes = int64_t(1) << 20;
+// layer_norm's fp32 split stash kernels ask L2 for their part of the rows this far ahead
+// (8 rows of 16384 floats). Measured on the H200 (bench/results/2026-11-30-s29/r6, three
+// rounds against none; time ratios at 4096x16384): 256 KB 0.996, 512 KB 0.982, 1 MB
+// 1.008, 2 MB 1.013 (the twenty-eighth session's r6); other shapes do not take the kernels.
+constexpr int64_t kLnSplitAheadBytes = int64_t(512) << 10;
 // One fixed-group kernel as the host picks it (fixed_group_plan): rows of exactly
 // threads * chunks packs.
 struct FixedKernel {

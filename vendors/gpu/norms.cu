@@ -836,9 +836,9 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     const T* const weight_part =
         K > 1 && a.weight ? static_cast<const T*>(a.weight) + first_elem : static_cast<const T*>(a.weight);
     RowCache<T, C> weight = WeightRegs<T, C>(weight_part, sp, a.weight_vec, 0.0f).packs;  // raw
-    constexpr bool kSplitL2Ahead = kFp32Split && !Ln;
+    constexpr bool kSplitL2Ahead = kFp32Split;
     const int64_t split_ahead =
-        kSplitL2Ahead ? rows_ahead(whole.n * int64_t(sizeof(T)), kNormBwdRegsAheadBytes) : 0;
+        kSplitL2Ahead ? rows_ahead(whole.n * int64_t(sizeof(T)), Ln ? kLnSplitAheadBytes : kNormBwdRegsAheadBytes) : 0;
     const float offset = !Ln && a.weight ? a.weight_offset : 0.0f;  // no weight: 1, as column_pack
     const int64_t groups = gridDim.x / (K * M);
     float* const dw_row = a.want_dweight ? a.partial + cluster * a.n + first_elem : nullptr;
@@ -884,9 +884,9 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
                 copy16_async<kFp32Split>(&s[c], xr + c * P);
                 copy16_async<kFp32Split>(&s[sp.packs + c], dyr + c * P);
             });
-            // rms_norm's fp32 split kernels: the block's first thread asks L2 for its part of
-            // x's and dy's row split_ahead rows past this one (kNormBwdRegsAheadBytes says
-            // why layer_norm's do not).
+            // The fp32 split kernels: the block's first thread asks L2 for its part of x's
+            // and dy's row split_ahead rows past this one (kNormBwdRegsAheadBytes and
+            // kLnSplitAheadBytes say how far).
             if (kSplitL2Ahead && g.lane == 0 && r + split_ahead < a.rows) {
                 const uint32_t bytes = uint32_t(sp.packs * 16);
                 prefetch_l2(row_ptr<const T>(a.x, r + split_ahead) + first_elem, bytes);
