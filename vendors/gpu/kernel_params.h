@@ -148,6 +148,8 @@ constexpr int64_t kNormBwdRegsAheadBytes = int64_t(1) << 20;
 // (8 rows of 16384 floats). Measured on the H200 (bench/results/2026-11-30-s29/r6, three
 // rounds against none; time ratios at 4096x16384): 256 KB 0.996, 512 KB 0.982, 1 MB
 // 1.008, 2 MB 1.013 (the twenty-eighth session's r6); other shapes do not take the kernels.
+// As landed (bench/results/2026-12-01-s30/r1, three rounds): 0.986, fp32 layer_norm backward
+// 0.8998 -> 0.916 of the copy bandwidth against the peers.
 constexpr int64_t kLnSplitAheadBytes = int64_t(512) << 10;
 // One fixed-group kernel as the host picks it (fixed_group_plan): rows of exactly
 // threads * chunks packs.
