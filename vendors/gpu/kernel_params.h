@@ -247,6 +247,23 @@ constexpr int kNormStashSlots = 2;
 OPK_PARAMS_RULE constexpr bool norm_stash_shared_sums(int64_t esize, int chunks, int split, bool exact) {
     return esize == 2 && chunks == 4 && split == 1 && exact;
 }
+// The 2-byte stash backwards that hold the thread's packs of each row in registers: every
+// pack of x and dy out of the ring's slot before the first is used, and both passes (the
+// row sums, then dx) from those registers instead of each reading the slot (norms.cu,
+// norm_backward_stash). Nsight Compute on the H200 (thirty-first session,
+// bench/results/2026-12-01-s31/r2) had the stash kernels' warps waiting on shared memory
+// most of their stalls (short scoreboard 2.9 of 7.9 cycles an instruction, rms_norm bf16
+// 4096x16384) with half their issue slots idle. Registers (nvcc 13.0, sm_90, no spill):
+// rms_norm 80-96 -> 91-128, layer_norm 116 -> 121-127, its s2 128 either way. Measured on
+// the H200 (r4, gpu_compare A/B against cc58429's vendor, three rounds alternating; time
+// ratios at 32768x4096 / 8192x8192 / 4096x16384): f16 rms_norm 1.001 / 0.989 / 0.953,
+// layer_norm 0.974 / 0.964 / 0.938; bf16 layer_norm 0.991 / 0.976 / 1.016, rms_norm 1.030 /
+// 1.001 / 1.011. So f16 everywhere and bf16 layer_norm at two packs a thread (rows of 4096
+// and 8192); exact rows only (the guarded bodies were not measured), no cluster split.
+OPK_PARAMS_RULE constexpr bool norm_stash_hold_row(int64_t esize, bool bf16, bool layer, int chunks, int split,
+                                                   bool exact) {
+    return esize == 2 && split == 1 && exact && (!bf16 || (layer && chunks == 2));
+}
 // layer_norm's 2-byte stash backwards run in clusters of kNormStashPair blocks, each
 // taking its own rows, that add their column sums before writing them (norms.cu,
 // merge_pair_sums): the partial rows are the grid's blocks / kNormStashPair. layer_norm

@@ -814,6 +814,9 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     // rms_norm's dweight.
     constexpr bool kSharedSums = norm_stash_shared_sums(sizeof(T), C, K, Exact);
     constexpr bool kSharedDbias = Ln && kSharedSums, kSharedDw = !Ln && kSharedSums;
+    // The thread's packs of each row held in registers (kernel_params.h says where).
+    constexpr bool kHoldRow =
+        !Bulk && norm_stash_hold_row(sizeof(T), std::is_same_v<T, opk_bf16>, Ln, C, K, Exact);
     // The rows' reductions alternate between two scratches: one barrier each.
     __shared__ float smem[2][kReduceSlots];
     // K > 1: this block's row sums, read by the cluster's blocks; alternating as smem, so
@@ -914,9 +917,22 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
         if constexpr (!kWeightOnce)
 #pragma unroll
             for (int i = 0; i < C; ++i) per_iteration_words(weight.raw[i]);
+        // kHoldRow: the thread's packs of row j out of the slot into registers, every load
+        // before the first use, and both passes from them.
+        uint4 held_x[kHoldRow ? C : 1], held_dy[kHoldRow ? C : 1];
+        if constexpr (kHoldRow)
+            mine_packs([&](int i, int64_t c) {
+                held_x[i] = slot[c];
+                held_dy[i] = slot[sp.packs + c];
+            });
         auto row_pack = [&](int i, int64_t c, float (&x)[P], float (&dy)[P], float (&wv)[P]) {
-            unpack<T, P>(slot[c], x);
-            unpack<T, P>(slot[sp.packs + c], dy);
+            if constexpr (kHoldRow) {
+                unpack<T, P>(held_x[i], x);
+                unpack<T, P>(held_dy[i], dy);
+            } else {
+                unpack<T, P>(slot[c], x);
+                unpack<T, P>(slot[sp.packs + c], dy);
+            }
             unpack<T, P>(weight.raw[i], wv);
             add_offset(offset, wv);
         };
