@@ -192,7 +192,7 @@ def module_names(root):
 # stash kernels and layer_norm's ring forwards, which the host launches only on devices
 # that report cluster launch. They are neither expected in an AMD code object nor counted
 # as a difference from the nvcc images' names.
-NVIDIA_ONLY_RE = re.compile(r"^opk_(ce_fwd|rms_bwd|ln_bwd|ln_fwd)_stash_")
+NVIDIA_ONLY_RE = re.compile(r"^opk_(ce_fwd|rms_bwd|ln_bwd)_stash_")
 
 
 def portable(names):

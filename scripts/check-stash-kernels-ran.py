@@ -26,7 +26,6 @@ CE_CLUSTERS = (1, 2, 4, 8)  # kCeStashMaxCluster = 8, powers of two
 NORM_CONFIGS = {"f32": (0, 1), "f16": (0, 1, 2), "bf16": (0, 1, 2)}  # kNormStashMaxPacks32: fp32 has no s2
 RMS_F32_CONFIGS = (0, 1, 2)  # ... but rms_norm's has (kRmsStashMaxPacks32)
 NORM_SPLIT = {"f32": (2,)}  # fp32 rows split over a cluster of kNormStashSplit blocks
-LN_FWD_CONFIGS = {"f16": (0, 1)}  # kLnFwdStashConfigs: f16 only
 LN_PAIR_TYPES = ("f16", "bf16")  # norm_stash_pairs: layer_norm's 2-byte kernels, pairs of blocks
 
 
@@ -39,8 +38,6 @@ def expected_names():
                 pair = "_k2" if op == "ln" and dt in LN_PAIR_TYPES else ""
                 names.add(f"opk_{op}_bwd_stash_{dt}_s{i}{pair}")
                 names.add(f"opk_{op}_bwd_stash_{dt}_s{i}{pair}_exact")
-            for i in LN_FWD_CONFIGS.get(dt, ()) if op == "ln" else ():
-                names.add(f"opk_ln_fwd_stash_{dt}_s{i}")
             for k in NORM_SPLIT.get(dt, ()):
                 names.add(f"opk_{op}_bwd_stash_{dt}_k{k}")
                 names.add(f"opk_{op}_bwd_stash_{dt}_k{k}_exact")

@@ -236,22 +236,21 @@ TEST_CASE("ops: layer_norm forward and backward match the CPU", "[gpu][ops]") {
             }
 }
 
-TEST_CASE("ops: layer_norm forward through the stash kernels (rows in shared memory)", "[gpu][ops]") {
+TEST_CASE("ops: layer_norm forward, 2-byte rows of 8192 and 16384", "[gpu][ops]") {
     if (!cuda_or_skip()) return;
-    // On a device with thread-block clusters (sm_90+), f16 rows of exactly 8192 and 16384
-    // elements run opk_ln_fwd_stash_f16_s0 / _s1 (kLnFwdStashConfigs: a ring of two and
-    // three rows of x); bf16 rows the fixed-group kernels, checked here too. 600 rows: more
-    // than twice the blocks that fit at once (264 of s0 on 132 SMs), so the rings are
-    // refilled; 3: fewer rows than blocks. Variants: weight and bias, neither, bias only, a
-    // misaligned weight and bias (read pack by pack), rows 8 elements apart past their end
-    // (16 bytes: still aligned rows, so the ring; the padding must stay untouched).
+    // f16 and bf16 rows of exactly 8192 and 16384 elements: the fixed-group kernels (f16
+    // rows went through a ring in shared memory, opk_ln_fwd_stash_f16_*, until the
+    // thirty-first session). 600 rows: more than twice the blocks that fit at once, so the
+    // blocks step over rows; 3: fewer rows than blocks. Variants: weight and bias, neither,
+    // bias only, a misaligned weight and bias (the general kernels), rows 8 elements apart
+    // past their end (16 bytes: still aligned rows; the padding must stay untouched).
     uint64_t seed = 1300;
     for (opkit_dtype d : {f16(), bf16()})
         for (int64_t n : {int64_t(8192), int64_t(16384)})
             for (int64_t rows : {int64_t(600), int64_t(3)})
                 for (int variant = 0; variant < (rows == 600 ? 5 : 1); ++variant) {
                     const std::vector<int64_t> shape = {rows, n};
-                    const std::string what = "layer_norm forward stash " + std::string(dtype_name(d)) + " " +
+                    const std::string what = "layer_norm forward " + std::string(dtype_name(d)) + " " +
                                              shape_str(shape) + " variant " + std::to_string(variant);
                     INFO(what);
                     const Layout params{{}, 0, variant == 3 ? 1 : 0}, rows_layout{{}, variant == 4 ? 8 : 0, 0};

@@ -312,21 +312,6 @@ constexpr int kNormStashResident = 512;
 constexpr NormStashConfig kNormStashSplitConfig = {512, 4};
 constexpr int kNormStashSplit = 2;
 constexpr int64_t kNormStashSplitMinPacks = 2048;
-// layer_norm's f16 forward of rows of exactly threads x chunks packs (8192 and 16384
-// elements) through a ring of `slots` rows of x in shared memory filled by cp.async
-// (norms.cu, ln_forward_stash; NVIDIA sm_90+, like the backwards' stash kernels):
-// opk_ln_fwd_stash_f16_s<i>, at most kLnFwdStashResident threads an SM. Found with
-// bench/experiments/norm_forward_stash.cu (bench/results/2026-11-29-s13/r3: bf16, the
-// kernel alone, 0.96 / 0.92 of the fixed-group kernels' time at 8192x8192 / 4096x16384;
-// rms_norm, fp32 and rows of 4096 slower, 1.02-1.14x). Through the library (r4,
-// gpu_compare, A/B against 12b26c6 alternating twice): f16 8192x8192 0.0839 -> 0.0747 ms,
-// 4096x16384 0.0893 -> 0.0779; but bf16 0.0760 -> 0.0793 and 0.0800 -> 0.0817, so bf16
-// keeps the fixed-group kernels (whose bf16 rows ran 0.90 / 0.90 of f16's time there).
-struct NormFwdStashConfig {
-    int threads, chunks, slots;
-};
-constexpr NormFwdStashConfig kLnFwdStashConfigs[2] = {{256, 4, 2}, {512, 4, 3}};
-constexpr int kLnFwdStashResident = 512;
 // Backward kernels keep two rows (dy and y; dy and x): half the packs per thread.
 constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2, 2}, {0, 1, 2, 2}, {0, 1, 0, 0}};
 // softmax's backward of rows exact for config 1 here (four packs a thread in fp32, two in
@@ -413,7 +398,7 @@ struct NormArgs {
     int32_t want_dweight, want_dbias;
     int32_t shared_sums;  // 1: cached rows sum dweight/dbias in dynamic shared memory
     int32_t exact;        // 1: the rows are exact for the launched config (kExactPath)
-    int32_t stash_slots;  // stash kernels: rows (backward: x and dy; forward: x) a block's ring holds
+    int32_t stash_slots;  // stash backwards: rows of x and dy a block's ring holds
 };
 
 // softmax forward (a = x -> out = y) and backward (a = dy, b = y -> out = dx).
@@ -586,9 +571,6 @@ struct EmbeddingArgs {
     }
 #define OPK_RMS_STASH_NAMES(stem) \
     { OPK_NORM_STASH_TYPE(stem, "f32", ""), OPK_NORM_STASH_TYPE(stem, "f16", ""), OPK_NORM_STASH_TYPE(stem, "bf16", "") }
-// layer_norm's f16 forwards through a ring (kLnFwdStashConfigs): [config].
-#define OPK_LN_FWD_STASH_NAMES(stem) \
-    { stem "_f16_s0", stem "_f16_s1" }
 // The fp32 kernels split over clusters of kNormStashSplit blocks: [exact].
 #define OPK_NORM_STASH_SPLIT_NAMES(stem) \
     { stem "_f32_k2", stem "_f32_k2_exact" }

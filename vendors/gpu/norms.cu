@@ -1005,84 +1005,6 @@ OPK_DEV void norm_backward_stash(const NormArgs& a) {
     }
 }
 
-// layer_norm's forward with the rows read through a ring of a.stash_slots rows of x in
-// shared memory filled by cp.async (as norm_backward_stash): the next rows' loads are in
-// flight while a row is reduced and written, and the registers hold only the weight and
-// bias packs (1s / 0s where absent). Rows of exactly B x C whole 16-byte packs on 16-byte
-// boundaries (the host checks). Two reductions a row (the mean, then the variance about
-// it, as ln_forward_rows), each on its own scratch: the barrier of one orders the other's
-// readers before its next writers, so neither needs a leading barrier.
-template <typename T, int B, int C>
-OPK_DEV void ln_forward_stash(const NormArgs& a) {
-    constexpr int P = Pack<T>::n;
-    __shared__ float smem[2][kReduceSlots];
-    static_assert(int64_t(sizeof(smem)) <= kKernelStaticSharedMax, "the host leaves kKernelStaticSharedMax free");
-    const RowGroup<B> g;
-    const Span sp = g.span(a.n, P);
-    uint4* const ring = reinterpret_cast<uint4*>(norm_columns);  // [slots][packs]
-    WeightRegs<T, C> weight(static_cast<const T*>(a.weight), sp, a.weight_vec, 0.0f);
-    RowCache<T, C> bias;  // zero bits: 0.0 in every type
-#pragma unroll
-    for (int i = 0; i < C; ++i) bias.raw[i] = make_uint4(0, 0, 0, 0);
-    if (a.bias) bias.load(static_cast<const T*>(a.bias), sp, a.bias_vec);
-    const int mine = g.first_row < a.rows ? int((a.rows - g.first_row + g.row_step - 1) / g.row_step) : 0;
-    auto mine_packs = [&](auto&& f) {
-#pragma unroll
-        for (int i = 0; i < C; ++i) f(i, int64_t(i) * B + g.lane);
-    };
-    auto request = [&](int j, int slot) {  // an empty group past the last row keeps the count
-        if (j < mine) {
-            const T* xr = row_ptr<const T>(a.x, g.first_row + int64_t(j) * g.row_step);
-            uint4* s = ring + int64_t(slot) * sp.packs;
-            mine_packs([&](int, int64_t c) { copy16_async(&s[c], xr + c * P); });
-        }
-        async_commit();
-    };
-    RowRing ring_slots(a.stash_slots, request);
-    const float inv_n = 1.0f / float(sp.n);
-    for (int j = 0; j < mine; ++j) {
-        const int64_t r = g.first_row + int64_t(j) * g.row_step;
-        const uint4* slot = ring + int64_t(ring_slots.next(j, request)) * sp.packs;  // row j, landed
-#pragma unroll
-        for (int i = 0; i < C; ++i) {  // unpacked a row at a time, not held unpacked across rows
-            per_iteration_words(weight.packs.raw[i]);
-            per_iteration_words(bias.raw[i]);
-        }
-        float sum[1] = {0.0f};
-        mine_packs([&](int, int64_t c) {
-            float x[P];
-            unpack<T, P>(slot[c], x);
-#pragma unroll
-            for (int k = 0; k < P; ++k) sum[0] += x[k];
-        });
-        group_sum<B, 1, true>(sum, smem[0]);
-        const float mu = sum[0] * inv_n;
-        float dev[1] = {0.0f};
-        mine_packs([&](int, int64_t c) {
-            float x[P];
-            unpack<T, P>(slot[c], x);
-#pragma unroll
-            for (int k = 0; k < P; ++k) dev[0] += (x[k] - mu) * (x[k] - mu);
-        });
-        group_sum<B, 1, true>(dev, smem[1]);
-        const float inv = rsqrtf(dev[0] * inv_n + a.eps);
-        T* yr = row_ptr<T>(a.y, r);
-        mine_packs([&](int i, int64_t c) {
-            float x[P], wv[P], bv[P], out[P];
-            unpack<T, P>(slot[c], x);
-            unpack<T, P>(weight.packs.raw[i], wv);
-            unpack<T, P>(bias.raw[i], bv);
-#pragma unroll
-            for (int k = 0; k < P; ++k) out[k] = fmaf((x[k] - mu) * inv, wv[k], bv[k]);
-            store_pack<T, P, CacheHint::normal, true>(yr, c, sp.n, true, out);
-        });
-        if (g.lane == 0) {
-            if (a.rstd.data) strided_set<float>(a.rstd, r, inv);
-            if (a.mean.data) strided_set<float>(a.mean, r, mu);
-        }
-    }
-    async_wait_pending<0>();  // the empty groups past the last row: no copy left in flight
-}
 #endif  // OPK_CLUSTERS
 
 }  // namespace
@@ -1168,16 +1090,6 @@ static_assert(opk::norm_stash_pairs(true, 2) && !opk::norm_stash_pairs(false, 2)
                   opk::kNormStashPair == 2,
               "the pairs' kernels are layer_norm's 2-byte ones, and their names say _k2");
 static_assert(sizeof(opk::kNormStashConfigs) / sizeof(opk::kNormStashConfigs[0]) == 3, "a kernel for every config");
-// layer_norm's f16 forwards through a ring (kLnFwdStashConfigs): clusters of one block,
-// so that the host asks the driver how many fit at once, as for the backwards.
-#define OPK_LN_FWD_STASH_KERNEL(name, T, i)                                                          \
-    extern "C" __global__ void __cluster_dims__(1, 1, 1)                                              \
-        OPK_BOUNDS_RESIDENT(opk::kLnFwdStashConfigs[i].threads, opk::kLnFwdStashResident) name(const NormArgs a) { \
-        ln_forward_stash<T, opk::kLnFwdStashConfigs[i].threads, opk::kLnFwdStashConfigs[i].chunks>(a);      \
-    }
-OPK_LN_FWD_STASH_KERNEL(opk_ln_fwd_stash_f16_s0, opk_f16, 0)
-OPK_LN_FWD_STASH_KERNEL(opk_ln_fwd_stash_f16_s1, opk_f16, 1)
-static_assert(sizeof(opk::kLnFwdStashConfigs) / sizeof(opk::kLnFwdStashConfigs[0]) == 2, "a kernel for every config");
 // fp32 rows split over clusters of kNormStashSplit blocks (kernel_params.h says when).
 #define OPK_NORM_STASH_SPLIT_KERNEL(name, Ln, Exact)                                                  \
     extern "C" __global__ void __cluster_dims__(opk::kNormStashSplit, 1, 1)                           \

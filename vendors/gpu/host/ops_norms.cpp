@@ -47,8 +47,6 @@ const char* const kColumnSum4[3] = OPK_DTYPE_NAMES("opk_column_sum4");
 // The backwards with the rows stashed in shared memory: [dtype][config][exact].
 const char* const kRmsBwdStash[3][3][2] = OPK_RMS_STASH_NAMES("opk_rms_bwd_stash");
 const char* const kLnBwdStash[3][3][2] = OPK_LN_STASH_NAMES("opk_ln_bwd_stash");
-// layer_norm's f16 forwards through a ring (kLnFwdStashConfigs): [config].
-const char* const kLnFwdStash[2] = OPK_LN_FWD_STASH_NAMES("opk_ln_fwd_stash");
 // fp32 rows split over a cluster (kNormStashSplit): [exact].
 const char* const kRmsBwdStashSplit32[2] = OPK_NORM_STASH_SPLIT_NAMES("opk_rms_bwd_stash");
 const char* const kLnBwdStashSplit32[2] = OPK_NORM_STASH_SPLIT_NAMES("opk_ln_bwd_stash");
@@ -126,39 +124,6 @@ const char* stash_backward_plan(Device& d, bool layer, int type, int64_t rows, i
     return name;
 }
 
-// layer_norm's forward through a ring (kLnFwdStashConfigs, kernel_params.h): on a device
-// that launches clusters, f16 rows (bf16 ran slower, kernel_params.h) of exactly a
-// config's threads x chunks packs, every row view 16-byte aligned, where the config's ring
-// fits a block's shared memory. The grid is the blocks that fit at once, at most
-// kLnFwdStashResident threads' worth an SM and one a row. Returns the kernel's name with
-// *p and the ring's rows in *slots, or NULL.
-const char* ln_stash_forward_plan(Device& d, int type, int64_t rows, int64_t n,
-                                  std::initializer_list<const opk::RowsView*> views, RowPlan* p, int* slots) {
-    if (!d.clusters || type != 1 || n % 8 != 0) return nullptr;  // type 1: f16
-    for (int i = 0; i < 2; ++i) {
-        const opk::NormFwdStashConfig& c = opk::kLnFwdStashConfigs[i];
-        if (n / 8 != int64_t(c.threads) * c.chunks) continue;
-        for (const opk::RowsView* v : views)
-            if (!v->vec) return nullptr;
-        const size_t smem = size_t(c.slots) * size_t(n) * sizeof(uint16_t);
-        if (smem + kStaticSharedReserve > size_t(d.shared_per_block)) return nullptr;
-        const char* name = kLnFwdStash[i];
-        const int64_t fit = active_clusters(d, Module::norms, name, unsigned(c.threads), smem, 1);
-        const int64_t blocks = std::min<int64_t>(fit, int64_t(d.sm_count) * (opk::kLnFwdStashResident / c.threads));
-        if (blocks < 1) return nullptr;
-        RowPlan f{};
-        f.config = 1;
-        f.block = unsigned(c.threads);
-        f.grid = size_t(std::min(rows, blocks));
-        f.groups = int64_t(f.grid);
-        f.smem = smem;
-        *p = f;
-        *slots = c.slots;
-        return name;
-    }
-    return nullptr;
-}
-
 opkit_status check_all(const char* op, std::initializer_list<std::pair<const char*, const opkit_tensor*>> ts) {
     for (const auto& [name, t] : ts) OPKIT_GPU_TRY(check_element_aligned(op, name, t));
     return OPKIT_OK;
@@ -191,10 +156,6 @@ opkit_status forward(const char* op, bool layer, const opkit_tensor* x, const op
     a.weight_offset = weight_offset;
     RowPlan special;
     a.exact = 1;
-    if (layer)
-        if (const char* k = ln_stash_forward_plan(d, type, rows, n, {&a.x, &a.y}, &special,
-                                                  &a.stash_slots))
-            return launch(d, Module::norms, k, special.grid, special.block, stream, a, special.smem);
     // The exact-row bodies (fixed-group, wide and exact row kernels) read the weight and
     // bias as whole 16-byte packs without testing their alignment (column_pack), so a
     // misaligned weight or bias takes the general kernels.
