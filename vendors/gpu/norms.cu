@@ -706,10 +706,12 @@ OPK_DEV void ln_backward_exact(const NormArgs& a) {
 // Both backwards with the rows stashed in shared memory (stash_rows.cuh): a block of B
 // threads takes rows blockIdx.x, + gridDim.x, ... and keeps a.stash_slots of them, x and
 // dy, in a ring of slots filled by cp.async, so the next rows' loads are in flight while
-// this one is reduced and written, and no register holds a row: a thread's registers hold
-// its C packs of the weight and of the dweight/dbias sums alone (the four-pack 2-byte
-// kernels on exact rows keep layer_norm's dbias sums, rms_norm's dweight sums after the
-// ring instead: norm_stash_shared_sums). Each thread copies and reads only its own packs
+// this one is reduced and written, and no register holds more than the row being worked
+// on: a thread's registers hold its C packs of the weight and of the dweight/dbias sums
+// (the four-pack 2-byte kernels on exact rows keep layer_norm's dbias sums, rms_norm's
+// dweight sums after the ring instead: norm_stash_shared_sums), and where
+// norm_stash_hold_row says so its packs of the current row, read out of the slot once
+// instead of in each pass. Each thread copies and reads only its own packs
 // (c = lane + i * B), so the ring needs no barrier; a slot takes
 // row j + slots - 1 as soon as its thread has read row j - 1 from it. The rows' mean and
 // rstd are read one row ahead (their load was a stall of its own at each row's start).
