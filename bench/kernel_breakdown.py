@@ -9,7 +9,11 @@ beyond that sum (the gaps between kernels, each launch's start and drain).
         --ops rms_norm_backward,layer_norm_backward --dtypes bf16 [--shapes 4096x16384]
 
 The question it answers: is an op short of the copy bandwidth inside its main kernel, or
-in the kernels and gaps around it (the norm backwards' column sums, say)?
+in the kernels and gaps around it (the norm backwards' column sums, say)? With --impls
+opkit,compile,liger (any of gpu_compare.py's implementations) each one's call is broken
+down the same way, one after the other: where opkit trails a peer by a microsecond or
+two, whether the difference is in the kernels or beyond them. (torch.compile's function
+compiles on its first call, which kernel_times makes before it profiles.)
 """
 import argparse
 import collections
@@ -45,20 +49,24 @@ def main():
     p.add_argument("--shapes", default=None, help="comma list of substrings of shape strings to keep")
     p.add_argument("--reps", type=int, default=30)
     p.add_argument("--calls", type=int, default=20, help="profiled calls per case")
+    p.add_argument("--impls", default="opkit", help="comma list of gpu_compare.py implementations")
     args = p.parse_args()
     ops_f, shapes_f = substring_filter(args.ops), substring_filter(args.shapes)
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}")
     for name in args.dtypes.split(","):
         for cases in selected_cases(DT[name], False, ops_f, shapes_f):
             for c in cases:
-                fn = c.fns["opkit"]
-                call_us = timed(fn, args.reps) * 1e3
-                per = kernel_times(fn, args.calls)
-                total = sum(per.values())
-                print(f"{c.name} {c.shape} {name}: call {call_us:.2f} us, kernels {total:.2f} us, "
-                      f"beyond them {call_us - total:.2f} us")
-                for kname, us in sorted(per.items(), key=lambda kv: -kv[1]):
-                    print(f"  {us:9.2f}  {kname}")
+                for impl in args.impls.split(","):
+                    fn = c.fns.get(impl)
+                    if fn is None:  # the case has no such implementation (Liger's rope, say)
+                        continue
+                    per = kernel_times(fn, args.calls)
+                    call_us = timed(fn, args.reps) * 1e3
+                    total = sum(per.values())
+                    print(f"{c.name} {c.shape} {name} {impl}: call {call_us:.2f} us, kernels {total:.2f} us, "
+                          f"beyond them {call_us - total:.2f} us")
+                    for kname, us in sorted(per.items(), key=lambda kv: -kv[1]):
+                        print(f"  {us:9.2f}  {kname}")
             del cases
 
 
