@@ -3,7 +3,7 @@
 # Where the ops that trail a peer by 1-4 % lose it: each call broken down into its kernels'
 # device time (CUPTI) and the time beyond them, for opkit and the peer it trails, in one
 # process (bench/kernel_breakdown.py --impls). Nsight Compute had the embedding forward's
-# kernel faster than Inductor's (32.8 against 34.7 us, the twenty-first session), yet the
+# kernel faster than Inductor's (32.8 against 34.7 us, the tenth session), yet the
 # timed call is 0.99x compile (37.2 against 36.3 us): is the difference beyond the kernel?
 # The same question for rope forward f32 (0.96x compile), softmax backward bf16 (0.97x
 # Liger and compile), rms_norm forward bf16 4096x16384 (0.98x Liger), swiglu / geglu
