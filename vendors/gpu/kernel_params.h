@@ -254,8 +254,8 @@ OPK_PARAMS_RULE constexpr bool norm_stash_shared_sums(int64_t esize, int chunks,
 // bench/results/2026-12-01-s31/r2) had the stash kernels' warps waiting on shared memory
 // most of their stalls (short scoreboard 2.9 of 7.9 cycles an instruction, rms_norm bf16
 // 4096x16384) with half their issue slots idle. Registers (nvcc 13.0, sm_90, no spill):
-// rms_norm 80-96 -> 91-128, layer_norm 116 -> 121-127, its s2 128 either way. Measured on
-// the H200 (r4, gpu_compare A/B against cc58429's vendor, three rounds alternating; time
+// rms_norm 80-96 -> 91-128, layer_norm 116-124 -> 121-128. Measured on the H200 (r4,
+// gpu_compare A/B against cc58429's vendor, three rounds alternating; time
 // ratios at 32768x4096 / 8192x8192 / 4096x16384): f16 rms_norm 1.001 / 0.989 / 0.953,
 // layer_norm 0.974 / 0.964 / 0.938; bf16 layer_norm 0.991 / 0.976 / 1.016, rms_norm 1.030 /
 // 1.001 / 1.011. So f16 everywhere and bf16 layer_norm at two packs a thread (rows of 4096
