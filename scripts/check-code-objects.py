@@ -188,9 +188,10 @@ def module_names(root):
 # are invisible here; that is why a kernel in a code object that no host literal names
 # fails the gate too: it is either dead code or a name this derivation cannot see.
 # Kernels built for NVIDIA alone (gpu_compat.h, OPK_CLUSTERS: thread-block clusters and
-# cp.async, which AMD targets lack): cross-entropy's stash forwards, the norm backwards'
-# stash kernels and layer_norm's ring forwards, which the host launches only on devices
-# that report cluster launch. They are neither expected in an AMD code object nor counted
+# cp.async, which AMD targets lack): cross-entropy's stash forwards and the norm
+# backwards' stash kernels, which the host launches only on devices that report cluster
+# launch (layer_norm's f16 ring forwards were too, until the thirty-first session
+# retired them). They are neither expected in an AMD code object nor counted
 # as a difference from the nvcc images' names.
 NVIDIA_ONLY_RE = re.compile(r"^opk_(ce_fwd|rms_bwd|ln_bwd)_stash_")
 
