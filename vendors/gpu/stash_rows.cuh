@@ -133,8 +133,8 @@ OPK_DEV void bulk_wait_empty(BulkRing& b, int s, int f) {
 }
 
 // The slot bookkeeping of a ring of `slots` rows in shared memory that a block's threads
-// fill by cp.async while they work on an earlier row (norms.cu's stash backwards and ring
-// forward): the first slots - 1 rows are requested up front, and at row j the row
+// fill by cp.async while they work on an earlier row (norms.cu's stash backwards): the
+// first slots - 1 rows are requested up front, and at row j the row
 // j + slots - 1 goes into the slot row j - 1 left, so slots - 1 rows stay in flight.
 // request(j, slot) copies this thread's packs of its j-th row (if it has one) into `slot`
 // and commits one cp.async group either way, so that the pending count stays exact.
