@@ -13,6 +13,8 @@
 #   dc_tests NAME FILTER [VARIANT]     # FILTER's test cases on cuda and on rocm over the
 #                                      # HIP-over-CUDA shim side by side, then conformance of
 #                                      # both side by side (VARIANT: var/vVARIANT's vendors)
+#   dc_cuda_tests NAME FILTER [VARIANT]  # FILTER's test cases on cuda alone (kernels that
+#                                      # exist for NVIDIA only: the stash kernels) into NAME.txt
 #   dc_ncu_bytes NAME VARIANT REGEX OPS DTYPE  # Nsight Compute's bytes of the kernels matching
 #                                      # REGEX in bench/ncu_ops.py --ops OPS --dtype DTYPE
 #                                      # (base: build-check's vendor): crossbar to the SMs
@@ -85,6 +87,18 @@ dc_tests() {
     t "$name-conformance-rocm" timeout 100 env LD_LIBRARY_PATH="$hip" build-check/bin/opkit-conformance --vendor rocm &
     p2=$!
     wait "$p1" "$p2"
+}
+
+# NAME(.txt): FILTER's cases of the cuda tests through variant vVARIANT's cuda vendor (none:
+# build-check's). The norm stash test case alone takes 60-80 s, hence the limit. Returns
+# 1, running nothing, where the variant's vendor is not there.
+dc_cuda_tests() {
+    local vp=
+    if [ -n "${3:-}" ]; then
+        vp=$PWD/var/v$3/libopkit_vendor_cuda.so
+        [ -f "$vp" ] || { echo "dc_cuda_tests: no $vp" >&2; return 1; }
+    fi
+    t "$1" timeout 250 env OPKIT_VENDOR_PATH="$vp" build-check/bin/opkit_cuda_tests "$2"
 }
 
 # The counters that showed the fp32 split backwards asking L2 for every sector twice

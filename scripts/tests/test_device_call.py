@@ -1,7 +1,8 @@
 """Tests of bench/device_call.sh, the device-call scripts' shared preamble, run here with
 bash and no GPU: t records each command's output, exit status and seconds; pack archives
 the results under $OUT without the compiler caches; dc_variants unpacks the variant
-vendors; dc_ab passes the variant (or none for base) to gpu_compare.py.
+vendors; dc_ab passes the variant (or none for base) to gpu_compare.py; dc_tests and
+dc_cuda_tests run the test binaries with it.
 
 Run:  python3 -m pytest -q scripts/tests          (or: python3 scripts/tests/test_device_call.py)
 """
@@ -127,6 +128,29 @@ def test_dc_tests_runs_cuda_and_rocm_tests_then_conformance_with_the_variant():
         names = sorted(l.split(" rc ")[0] for l in files["times.txt"].splitlines())
         assert names == sorted(f"{n}-{s}" for n in ("base", "y", "again")
                                for s in ("tests", "tests-rocm", "conformance", "conformance-rocm")), names
+
+
+def test_dc_cuda_tests_runs_the_cuda_tests_alone_with_the_variant():
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
+        bin_dir = os.path.join(work, "build-check", "bin")
+        os.makedirs(bin_dir)
+        path = os.path.join(bin_dir, "opkit_cuda_tests")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\necho \"$(basename $0) [$OPKIT_VENDOR_PATH] $*\"\n")
+        os.chmod(path, 0o755)
+        os.makedirs(os.path.join(work, "var", "vY"))
+        open(os.path.join(work, "var", "vY", "libopkit_vendor_cuda.so"), "w").close()
+        proc = call("dc_cuda_tests base 'ops: norm*'\ndc_cuda_tests y 'ops: norm*' Y\n"
+                    "dc_cuda_tests none x Q || echo refused\npack", work, out)
+        assert proc.returncode == 0, proc.stderr
+        files = archive(out)
+        cuda_vendor = os.path.join(work, "var", "vY", "libopkit_vendor_cuda.so")
+        assert files["base.txt"] == "opkit_cuda_tests [] ops: norm*\n", files["base.txt"]
+        assert files["y.txt"] == f"opkit_cuda_tests [{cuda_vendor}] ops: norm*\n", files["y.txt"]
+        assert "none.txt" not in files and not any(n.endswith("-rocm.txt") for n in files), sorted(files)
+        assert proc.stdout.splitlines()[-1] == "refused", proc.stdout
+        assert "no " + os.path.join(work, "var", "vQ", "libopkit_vendor_cuda.so") in proc.stderr, proc.stderr
+        assert sorted(l.split(" rc ")[0] for l in files["times.txt"].splitlines()) == ["base", "y"]
 
 
 def test_dc_ncu_bytes_asks_ncu_for_the_byte_counters_of_the_kernels_named_with_the_variant():

@@ -19,10 +19,9 @@
 # the held kernels), the spill check, the whole GPU check (racecheck included).
 . bench/device_call.sh r2
 dc_variants
-vp=$PWD/var/vearly/libopkit_vendor_cuda.so
-t early-stash-tests timeout 200 env OPKIT_VENDOR_PATH=$vp build-check/bin/opkit_cuda_tests "ops: norm backwards through the stash kernels*"
+dc_cuda_tests early-stash-tests "ops: norm backwards through the stash kernels*" early
 pack
-t early-norm-tests timeout 250 env OPKIT_VENDOR_PATH=$vp build-check/bin/opkit_cuda_tests "ops: rms_norm*,ops: layer_norm*"
+dc_cuda_tests early-norm-tests "ops: rms_norm*,ops: layer_norm*" early
 pack
 dc_ab_rounds early early norm_backward bf16,f16 3
 cat $R/times.txt $R/ab-early.txt; tail -n 3 $R/early-*-tests.txt
