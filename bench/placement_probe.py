@@ -31,8 +31,8 @@ from gpu_compare import rnd, timed  # noqa: E402
 
 import opkit  # noqa: E402  (gpu_compare put python/ on the path)
 
-# Offsets (bytes) of opkit's output inside its allocation: none, sub-page, a few pages, a
-# DRAM-row-sized step and several MiB.
+# Offsets (bytes) of opkit's output inside its allocation: none, sub-page, a page, 64 KiB,
+# and several MiB with and without a page on top.
 OFFSETS = [0, 512, 4096, 65536, 1 << 20, (1 << 20) + 2048, 3 << 20, (16 << 20) + 4096]
 
 
@@ -174,7 +174,7 @@ def main():
             print(f"{name}: profiled one opkit call and one peer call")
             continue
         outs = [(f"offset {o}", placed(like, o)) for o in OFFSETS] + [("peer's own output", peer_out)]
-        base = like.data_ptr()
+        base = like.data_ptr()  # the case's first input (embedding: an output-shaped tensor)
         for rnd_i in range(args.rounds):
             t_peer = timed(peer, args.reps)
             print(f"{name} round {rnd_i + 1}: peer    {t_peer * 1000:8.2f} us")
