@@ -4,7 +4,7 @@
 // to call its op on either copy (host = CPU defaults, device = the vendor under test).
 #pragma once
 
-#include "twin_tensor.h"
+#include "twin_names.h"
 
 #include <functional>
 #include <memory>

@@ -2,7 +2,7 @@
 // (op, output, dtype) from the one table (core/tolerances.def, docs/tolerances.md).
 #pragma once
 
-#include "twin_tensor.h"
+#include "twin_names.h"
 
 #include <string>
 #include <vector>

@@ -4,11 +4,11 @@
 #pragma once
 
 #include "acl_decls.h"
+#include "../common/guarded_call.h"
 #include "opkit_vendor.h"
 
-#include <exception>
-#include <new>
 #include <string>
+#include <utility>
 
 namespace opkit_ascend {
 
@@ -29,25 +29,12 @@ std::string take_recent_message();
 // allocation codes, DEVICE otherwise, with the runtime's own text appended.
 opkit_status fail_acl(const char* what, int code);
 
-// Runs f, turning any exception into a status.
+// Runs f, turning any exception into a status (vendors/common/guarded_call.h).
 template <class F>
 opkit_status guarded(const char* what, F&& f) noexcept {
-    try {
-        clear_error();
-        return f();
-    } catch (const std::bad_alloc&) {
-        return fail(OPKIT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
-    } catch (const std::exception& e) {
-        return fail(OPKIT_ERROR_INTERNAL, "%s: %s", what, e.what());
-    } catch (...) {
-        return fail(OPKIT_ERROR_INTERNAL, "%s: unknown exception", what);
-    }
+    return opkit_vendor_common::guarded_call(what, clear_error, fail, std::forward<F>(f));
 }
 
 }  // namespace opkit_ascend
 
-#define OPKIT_ASCEND_TRY(expr)                     \
-    do {                                           \
-        const opkit_status opkit_s_ = (expr);      \
-        if (opkit_s_ != OPKIT_OK) return opkit_s_; \
-    } while (0)
+#define OPKIT_ASCEND_TRY(expr) OPKIT_VENDOR_RETURN_IF_ERROR(expr)

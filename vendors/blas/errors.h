@@ -4,10 +4,10 @@
 // debug log); nothing may unwind across the C ABI, so every export runs in guarded().
 #pragma once
 
+#include "../common/guarded_call.h"
 #include "opkit_vendor.h"
 
-#include <exception>
-#include <new>
+#include <utility>
 
 namespace opkit_blas {
 
@@ -18,25 +18,12 @@ opkit_status fail(opkit_status status, const char* fmt, ...) __attribute__((form
 void clear_error();
 const char* last_error();
 
-// Runs f, turning any exception into a status.
+// Runs f, turning any exception into a status (vendors/common/guarded_call.h).
 template <class F>
 opkit_status guarded(const char* what, F&& f) noexcept {
-    try {
-        clear_error();
-        return f();
-    } catch (const std::bad_alloc&) {
-        return fail(OPKIT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
-    } catch (const std::exception& e) {
-        return fail(OPKIT_ERROR_INTERNAL, "%s: %s", what, e.what());
-    } catch (...) {
-        return fail(OPKIT_ERROR_INTERNAL, "%s: unknown exception", what);
-    }
+    return opkit_vendor_common::guarded_call(what, clear_error, fail, std::forward<F>(f));
 }
 
 }  // namespace opkit_blas
 
-#define OPKIT_BLAS_TRY(expr)                       \
-    do {                                           \
-        const opkit_status opkit_s_ = (expr);      \
-        if (opkit_s_ != OPKIT_OK) return opkit_s_; \
-    } while (0)
+#define OPKIT_BLAS_TRY(expr) OPKIT_VENDOR_RETURN_IF_ERROR(expr)

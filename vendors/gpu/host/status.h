@@ -2,10 +2,10 @@
 // buffer that libopkit reads through opkit_vendor_last_error() after a non-OK status.
 #pragma once
 
+#include "../../common/guarded_call.h"
 #include "opkit_vendor.h"
 
-#include <exception>
-#include <new>
+#include <utility>
 
 namespace opkit_gpu {
 
@@ -29,25 +29,12 @@ private:
     bool was_;
 };
 
-// Runs f, turning any exception into a status: nothing may unwind across the C ABI.
+// Runs f, turning any exception into a status (vendors/common/guarded_call.h).
 template <class F>
 opkit_status guarded(const char* what, F&& f) noexcept {
-    try {
-        clear_error();
-        return f();
-    } catch (const std::bad_alloc&) {
-        return fail(OPKIT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
-    } catch (const std::exception& e) {
-        return fail(OPKIT_ERROR_INTERNAL, "%s: %s", what, e.what());
-    } catch (...) {
-        return fail(OPKIT_ERROR_INTERNAL, "%s: unknown exception", what);
-    }
+    return opkit_vendor_common::guarded_call(what, clear_error, fail, std::forward<F>(f));
 }
 
 }  // namespace opkit_gpu
 
-#define OPKIT_GPU_TRY(expr)                         \
-    do {                                            \
-        const opkit_status opkit_s_ = (expr);       \
-        if (opkit_s_ != OPKIT_OK) return opkit_s_;  \
-    } while (0)
+#define OPKIT_GPU_TRY(expr) OPKIT_VENDOR_RETURN_IF_ERROR(expr)

@@ -2,6 +2,12 @@
 // defaults compute on, the reference) and a device copy (what the vendor under test
 // computes on). Both views share shape, strides and byte offset, so one call shape
 // serves both sides and results compare element by element, padding included.
+//
+// One implementation for every place that checks a vendor against the CPU defaults:
+// opkit-conformance (tools/conformance) and the vendors' test suites (tests/gpu,
+// tests/ascend), which wrap it with Catch2 assertions (tests/support/twin_checks.h). It
+// reaches the devices through opkit's public API only and links nothing itself: the
+// program that uses it links libopkit.
 #pragma once
 
 #include "opkit.h"
@@ -10,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace conformance {
+namespace opkit_twin {
 
 opkit_dtype f32();
 opkit_dtype f16();
@@ -21,8 +27,11 @@ const char* dtype_name(opkit_dtype d);
 bool is_float(opkit_dtype d);
 std::string shape_str(const std::vector<int64_t>& s);
 
+// Host <-> storage conversions (bf16 rounds to nearest even; NaN stays NaN).
 float load_float(opkit_dtype d, const uint8_t* p);
 void store_float(opkit_dtype d, uint8_t* p, float v);
+uint16_t float_to_bf16(float v);
+float bf16_to_float(uint16_t b);
 
 // How a tensor is stored: `perm` lists logical dimensions outermost first (empty =
 // identity; the last logical dimension must stay innermost), each storage row is padded
@@ -36,7 +45,7 @@ struct Layout {
 class TwinTensor {
 public:
     TwinTensor(opkit_dtype dtype, std::vector<int64_t> shape, Layout layout = {});
-    ~TwinTensor();  // frees the device copy (call release() before opkit_shutdown)
+    ~TwinTensor();  // frees the device copy (release() does it before opkit_shutdown)
     TwinTensor(const TwinTensor&) = delete;
     TwinTensor& operator=(const TwinTensor&) = delete;
 
@@ -51,17 +60,21 @@ public:
     const std::vector<uint8_t>& host_storage() const { return host_; }
 
     // Host-side contents (the device copy gets them with upload()).
-    void random(float lo, float hi, uint64_t seed);            // never exactly zero
+    void random(float lo, float hi, uint64_t seed);            // uniform, never exactly zero
     void random_ints(int64_t lo, int64_t hi, uint64_t seed);  // index tensors
     void set(int64_t flat, double v);                          // logical row-major index
     void poison();  // every byte 0xFF (NaN for floats): shows unwritten outputs
 
-    // Allocates the device copy on `device` (first time) and copies the host storage,
-    // padding included. The status and opkit's message tell what failed.
+    // Allocates the device copy on `device` (unless it is there already; a copy on
+    // another device is freed first) without copying anything.
+    opkit_status allocate(opkit_device device);
+    // allocate(device), then the host storage into it, padding included. The status and
+    // opkit's message tell what failed.
     opkit_status upload(opkit_device device);
     // Device storage -> out (synchronizes the device first).
     opkit_status download(std::vector<uint8_t>* out) const;
     void release();  // frees the device copy
+    void* device_storage() const { return device_ptr_; }  // the allocation, or null
 
     double value_in(const std::vector<uint8_t>& storage, int64_t flat) const;
     double host_value(int64_t flat) const { return value_in(host_, flat); }
@@ -77,4 +90,4 @@ private:
     opkit_tensor host_view_{}, device_view_{};
 };
 
-}  // namespace conformance
+}  // namespace opkit_twin

@@ -5,9 +5,10 @@
 #include <random>
 #include <sstream>
 
-namespace conformance {
+namespace opkit_twin {
 namespace {
 constexpr opkit_device kHost{OPKIT_DEVICE_CPU, 0};
+}  // namespace
 
 uint16_t float_to_bf16(float v) {
     uint32_t u;
@@ -23,7 +24,6 @@ float bf16_to_float(uint16_t b) {
     std::memcpy(&v, &u, 4);
     return v;
 }
-}  // namespace
 
 opkit_dtype f32() { return {OPKIT_DTYPE_FLOAT, 32, 1}; }
 opkit_dtype f16() { return {OPKIT_DTYPE_FLOAT, 16, 1}; }
@@ -173,16 +173,21 @@ void TwinTensor::random_ints(int64_t lo, int64_t hi, uint64_t seed) {
 
 void TwinTensor::poison() { std::fill(host_.begin(), host_.end(), uint8_t(0xFF)); }
 
-opkit_status TwinTensor::upload(opkit_device device) {
+opkit_status TwinTensor::allocate(opkit_device device) {
     if (device_ptr_ && (device.device_type != device_.device_type || device.device_id != device_.device_id))
         release();
-    if (!device_ptr_) {
-        const opkit_status s = opkit_malloc(device, host_.size(), &device_ptr_);
-        if (s != OPKIT_OK) return s;
-        device_ = device;
-        device_view_.data = device_ptr_;
-        device_view_.device = device;
-    }
+    if (device_ptr_) return OPKIT_OK;
+    const opkit_status s = opkit_malloc(device, host_.size(), &device_ptr_);
+    if (s != OPKIT_OK) return s;
+    device_ = device;
+    device_view_.data = device_ptr_;
+    device_view_.device = device;
+    return OPKIT_OK;
+}
+
+opkit_status TwinTensor::upload(opkit_device device) {
+    const opkit_status s = allocate(device);
+    if (s != OPKIT_OK) return s;
     return opkit_memcpy(device_ptr_, device_, host_.data(), kHost, host_.size(), nullptr);
 }
 
@@ -193,4 +198,4 @@ opkit_status TwinTensor::download(std::vector<uint8_t>* out) const {
     return s;
 }
 
-}  // namespace conformance
+}  // namespace opkit_twin
