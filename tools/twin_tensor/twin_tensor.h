@@ -45,7 +45,7 @@ struct Layout {
 class TwinTensor {
 public:
     TwinTensor(opkit_dtype dtype, std::vector<int64_t> shape, Layout layout = {});
-    ~TwinTensor();  // frees the device copy (release() does it before opkit_shutdown)
+    ~TwinTensor();  // frees the device copy (one that outlives opkit_shutdown: release() first)
     TwinTensor(const TwinTensor&) = delete;
     TwinTensor& operator=(const TwinTensor&) = delete;
 
