@@ -66,6 +66,10 @@ TEST_CASE("twin tensor: random data is never exactly zero and poison is NaN", "[
         const float v = float(t.host_value(i));
         REQUIRE(v != 0.0f);
     }
+    // A range whose upper end is zero falls back to lo / 2.
+    TwinTensor u(opkit_twin::f16(), {4096});
+    u.random(-1e-7f, 0.0f, 8);  // about a third of the draws round to -0 in f16
+    for (int64_t i = 0; i < u.numel(); ++i) REQUIRE(u.host_value(i) != 0.0);
     t.poison();
     CHECK(std::isnan(t.host_value(17)));
 }

@@ -163,6 +163,7 @@ void TwinTensor::random(float lo, float hi, uint64_t seed) {
         // which takes f16 draws within 3e-8 of zero to zero.
         set(i, dist(rng));
         if (host_value(i) == 0.0) set(i, hi * 0.5f);
+        if (host_value(i) == 0.0) set(i, lo * 0.5f);  // hi is 0 or too small for the dtype
     }
 }
 

@@ -60,7 +60,10 @@ public:
     const std::vector<uint8_t>& host_storage() const { return host_; }
 
     // Host-side contents (the device copy gets them with upload()).
-    void random(float lo, float hi, uint64_t seed);            // uniform, never exactly zero
+    // Uniform in [lo, hi), never exactly zero after the dtype's rounding (a zero becomes
+    // hi / 2, or lo / 2 where that rounds to zero too), for float tensors of any range
+    // with hi / 2 or lo / 2 representable; random_ints() is for index tensors.
+    void random(float lo, float hi, uint64_t seed);
     void random_ints(int64_t lo, int64_t hi, uint64_t seed);  // index tensors
     void set(int64_t flat, double v);                          // logical row-major index
     void poison();  // every byte 0xFF (NaN for floats): shows unwritten outputs
