@@ -4,9 +4,8 @@
 # since 697f958, which changed no kernel but every vendor's exception guard
 # (vendors/common/guarded_call.h) and the GPU suites' twin tensors (tools/twin_tensor,
 # tests/support/twin_checks.*); both passed every local test, but the cuda, rocm
-# (HIP-over-CUDA) and multi-GPU cases need a GPU. Build: the workflow's build-gpu
-# (-DOPKIT_CUDA_ARCHS=90 -DOPKIT_CUDA_PTX= -DOPKIT_VENDOR_ROCM=ON -DOPKIT_ROCM_TEST_ON_CUDA=ON),
-# copied into build-check with HEAD.txt. Carry build-check. About 450 s.
+# (HIP-over-CUDA) and multi-GPU cases need a GPU. Build: `bench/prepare_device_builds.sh
+# check` (its header has the cmake line of build-gpu). Carry build-check. About 450 s.
 . bench/device_call.sh r0
 ( export OUT=$R/check OPKIT_GPU_CHECK_PART_TIMEOUT=470; t check-split scripts/gpu-check-split.sh build-check )
 pack

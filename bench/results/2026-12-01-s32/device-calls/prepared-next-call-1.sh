@@ -12,9 +12,15 @@
 #   pack a thread (512 threads a row of 4096, as Inductor's 16 warps), capped at 32
 #   registers (24 bytes of stack: four blocks an SM) or 40 (no spill; three).
 # Their test cases, then two A/B rounds each against build-check. Carry build-check,
-# build-var (all four in var.tar.xz on the build VM; rebuild: apply the patch, set the
-# define, `ninja -C build-gpu -j2 vendors/cuda/all`, copy the vendor into /tmp/varAll/v<name>/
-# with build-check's rocm vendor, tar the four, `git checkout vendors`). About 350 s.
+# build-var. Build them on the build VM (bench/prepare_device_builds.sh, since the
+# thirty-third session):
+#   bench/prepare_device_builds.sh check
+#   bench/prepare_device_builds.sh variant x2r2048 bench/experiments/fixed-f32-512x2.patch OPK_EXP_FIXED_X2=2048
+#   bench/prepare_device_builds.sh variant x2r1536 bench/experiments/fixed-f32-512x2.patch OPK_EXP_FIXED_X2=1536
+#   bench/prepare_device_builds.sh variant smb1r32 bench/experiments/softmax-bwd-one-pack.patch OPK_EXP_SMB_C1=32
+#   bench/prepare_device_builds.sh variant smb1r40 bench/experiments/softmax-bwd-one-pack.patch OPK_EXP_SMB_C1=40
+#   bench/prepare_device_builds.sh pack
+# About 350 s.
 . bench/device_call.sh r1
 dc_variants
 dc_cuda_tests x2-tests "ops: rms_norm*,ops: layer_norm*,ops: softmax*" x2r2048
