@@ -10,21 +10,6 @@ namespace {
 constexpr opkit_device kHost{OPKIT_DEVICE_CPU, 0};
 }  // namespace
 
-uint16_t float_to_bf16(float v) {
-    uint32_t u;
-    std::memcpy(&u, &v, 4);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40);  // NaN stays NaN
-    u += 0x7fffu + ((u >> 16) & 1u);                                         // nearest even
-    return uint16_t(u >> 16);
-}
-
-float bf16_to_float(uint16_t b) {
-    const uint32_t u = uint32_t(b) << 16;
-    float v;
-    std::memcpy(&v, &u, 4);
-    return v;
-}
-
 opkit_dtype f32() { return {OPKIT_DTYPE_FLOAT, 32, 1}; }
 opkit_dtype f16() { return {OPKIT_DTYPE_FLOAT, 16, 1}; }
 opkit_dtype bf16() { return {OPKIT_DTYPE_BFLOAT, 16, 1}; }

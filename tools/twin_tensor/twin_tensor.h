@@ -13,6 +13,7 @@
 #include "opkit.h"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,23 @@ std::string shape_str(const std::vector<int64_t>& s);
 // Host <-> storage conversions (bf16 rounds to nearest even; NaN stays NaN).
 float load_float(opkit_dtype d, const uint8_t* p);
 void store_float(opkit_dtype d, uint8_t* p, float v);
-uint16_t float_to_bf16(float v);
-float bf16_to_float(uint16_t b);
+
+// Inline, so that test code can use them without linking the twin tensor (whose opkit
+// calls a binary linked with libopkit's static objects must not pull in).
+inline uint16_t float_to_bf16(float v) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40);  // NaN stays NaN
+    u += 0x7fffu + ((u >> 16) & 1u);                                         // nearest even
+    return uint16_t(u >> 16);
+}
+
+inline float bf16_to_float(uint16_t b) {
+    const uint32_t u = uint32_t(b) << 16;
+    float v;
+    std::memcpy(&v, &u, 4);
+    return v;
+}
 
 // How a tensor is stored: `perm` lists logical dimensions outermost first (empty =
 // identity; the last logical dimension must stay innermost), each storage row is padded
