@@ -118,17 +118,22 @@ def cases(torch, F, opkit, dt):
 
 
 SETTLE_S = 0.25  # --settle
+MIN_ROUND_MS = 0.0  # --min-round-ms
+MAX_REPS = 100000  # the most timed calls a round, whatever --min-round-ms asks
 
 
-def med(fn, reps, clock=time.perf_counter, sleep=time.sleep):
+def med(fn, reps, clock=time.perf_counter, sleep=time.sleep, min_ms=None):
+    min_s = (MIN_ROUND_MS if min_ms is None else min_ms) / 1e3
     sleep(SETTLE_S)  # the other library's polling workers go to sleep (docstring)
     for _ in range(2):
         fn()
     t = []
-    for _ in range(reps):
+    spent = 0.0
+    while len(t) < reps or (spent < min_s and len(t) < MAX_REPS):
         t0 = clock()
         fn()
         t.append(clock() - t0)
+        spent += t[-1]
     return statistics.median(t) * 1e3
 
 
@@ -212,7 +217,7 @@ def table(docs):
 
 
 def main():
-    global SETTLE_S
+    global SETTLE_S, MIN_ROUND_MS
     if sys.argv[1:2] == ["--table"]:  # python3 bench/cpu_compare.py --table A.json [B.json ...]
         docs = []
         for path in sys.argv[2:]:
@@ -229,23 +234,30 @@ def main():
                    help="seconds of sleep before each implementation's timings (docstring)")
     p.add_argument("--rounds", type=int, default=1,
                    help="alternating rounds of the two libraries in one process (docstring)")
+    p.add_argument("--min-round-ms", type=float, default=MIN_ROUND_MS,
+                   help="time each library's calls for at least this long a round (docstring)")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.rounds < 1:
         p.error("--rounds must be at least 1")
+    if a.min_round_ms < 0:
+        p.error("--min-round-ms must not be negative")
     SETTLE_S = a.settle
+    MIN_ROUND_MS = a.min_round_ms
     ops = [o for o in a.ops.split(",") if o]
     if a.child:
         print(json.dumps(child(a.child, a.reps, ops, a.rounds)))
         return
     threads = [int(t) for t in a.threads.split(",")] if a.threads else [1, os.cpu_count()]
     doc = {"cpu": open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(": "),
-           "cores": os.cpu_count(), "runs": []}
+           "cores": os.cpu_count(),
+           "settings": {"reps": a.reps, "rounds": a.rounds, "min_round_ms": a.min_round_ms, "settle": a.settle},
+           "runs": []}
     for n in threads:
         env = dict(os.environ, OPKIT_NUM_THREADS=str(n), OMP_NUM_THREADS=str(n))
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--out", a.out, "--child", str(n),
                                "--reps", str(a.reps), "--ops", a.ops, "--settle", str(a.settle),
-                               "--rounds", str(a.rounds)], env=env, capture_output=True, text=True)
+                               "--rounds", str(a.rounds), "--min-round-ms", str(a.min_round_ms)], env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             print(proc.stderr[-2000:])
             continue

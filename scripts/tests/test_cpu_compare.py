@@ -93,6 +93,62 @@ def test_without_pytorch_only_opkit_is_timed():
     assert h.calls == ["opkit"] * 10
 
 
+def test_a_minimum_round_time_adds_calls_past_reps():
+    # 2 ms a call: five calls make 10 ms, so a 20 ms round takes ten timed calls.
+    h = Host({"opkit": 2.0}, [1.0])
+    assert abs(cpu_compare.med(h.fn("opkit"), 5, h.clock, h.sleep, min_ms=20.0) - 2.0) < 1e-9
+    assert h.calls == ["opkit"] * (2 + 10)
+    # a minimum the reps already pass adds nothing
+    h = Host({"opkit": 2.0}, [1.0])
+    cpu_compare.med(h.fn("opkit"), 5, h.clock, h.sleep, min_ms=5.0)
+    assert h.calls == ["opkit"] * (2 + 5)
+
+
+def test_the_minimum_round_time_is_capped():
+    h = Host({"opkit": 1.0}, [1.0])
+    saved = cpu_compare.MAX_REPS
+    cpu_compare.MAX_REPS = 8
+    try:
+        cpu_compare.med(h.fn("opkit"), 5, h.clock, h.sleep, min_ms=1000.0)
+    finally:
+        cpu_compare.MAX_REPS = saved
+    assert h.calls == ["opkit"] * (2 + 8)
+
+
+def test_a_long_round_rides_out_a_stall():
+    # A 0.1 ms op whose first three timed calls of the round stall 100x (a shared host's
+    # vCPUs taken away): five calls keep the stall as their median, a 50 ms round does not.
+    class Stalling(Host):
+        def fn(self, name):
+            plain = super().fn(name)
+
+            def call():
+                before = self.now
+                plain()
+                if 3 <= len(self.calls) <= 5:  # after the two warm-up calls
+                    self.now += 99 * (self.now - before)
+            return call
+
+    short = Stalling({"opkit": 0.1}, [1.0])
+    assert abs(cpu_compare.med(short.fn("opkit"), 5, short.clock, short.sleep) - 10.0) < 1e-6
+    long = Stalling({"opkit": 0.1}, [1.0])
+    assert abs(cpu_compare.med(long.fn("opkit"), 5, long.clock, long.sleep, min_ms=50.0) - 0.1) < 1e-9
+    assert len(long.calls) > 100
+
+
+def test_compare_takes_the_minimum_round_time_from_the_option():
+    h = Host({"opkit": 2.0, "torch": 1.0}, [1.0], calls_a_round=2 + 20)
+    saved = cpu_compare.MIN_ROUND_MS
+    cpu_compare.MIN_ROUND_MS = 20.0
+    try:
+        r = cpu_compare.compare(h.fn("opkit"), h.fn("torch"), reps=5, rounds=1, clock=h.clock, sleep=h.sleep)
+    finally:
+        cpu_compare.MIN_ROUND_MS = saved
+    # opkit: 10 calls of 2 ms; PyTorch: 20 of 1 ms
+    assert h.calls == ["opkit"] * 12 + ["torch"] * 22
+    assert abs(r["ratio"] - 2.0) < 1e-9
+
+
 def run_doc(threads, rows):
     return {"cpu": "x", "cores": 16, "runs": [{"torch": "t", "opkit": "o", "rows": [
         dict(r, threads=threads) for r in rows]}]}
