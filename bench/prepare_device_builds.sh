@@ -10,9 +10,14 @@
 #       and HEAD.txt (the commit, and "dirty" when the tree had changes). Carry build-check.
 #   bench/prepare_device_builds.sh variant NAME PATCH [MACRO=VALUE]
 #       PATCH applied (the files it touches must have no uncommitted change), MACRO's
-#       `#define MACRO 0` set to VALUE in those files, the cuda vendor rebuilt in
-#       build-gpu, copied with build-check's rocm vendor into build-var/stage/vNAME/, and
-#       the files restored (and the cuda vendor rebuilt as HEAD's) whatever happened.
+#       `#define MACRO 0` set to VALUE in those files, both GPU vendors rebuilt in build-gpu
+#       from that source and copied into build-var/stage/vNAME/, and the files restored (and
+#       the vendors rebuilt as HEAD's) whatever happened. The rocm vendor is the variant's
+#       own, so that dc_tests' rocm half (HIP-over-CUDA) runs the variant's kernels too.
+#       OPKIT_PREPARE_ROCM=0: the cuda vendor alone (about half the build; for A/B timing
+#       and dc_cuda_tests; dc_tests then refuses the variant, having no rocm vendor of it).
+#       OPKIT_PREPARE_RESTORE_BUILD=0: the files restored but the vendors not rebuilt (the
+#       next ninja does it), for a run of variants one after another.
 #   bench/prepare_device_builds.sh pack
 #       build-var/stage/ into build-var/var.tar.xz (dc_variants unpacks it into var/).
 #       Carry build-var beside build-check.
@@ -60,18 +65,26 @@ make_check() {
 
 PATCHED=""  # the files the variant's patch touches, restored on exit
 
+ROCM=${OPKIT_PREPARE_ROCM:-1}
+RESTORE_BUILD=${OPKIT_PREPARE_RESTORE_BUILD:-1}
+
+# The vendor targets a variant builds: the cuda vendor, and the rocm vendor unless ROCM=0.
+vendor_targets() {
+  if [ "$ROCM" = 0 ]; then echo vendors/cuda/all; else echo vendors/cuda/all vendors/rocm/all; fi
+}
+
 restore_patched() {
   local f
   for f in $PATCHED; do
     if git cat-file -e "HEAD:$f" 2> /dev/null; then git checkout -q HEAD -- "$f"; else rm -f "$f"; fi
   done
-  ninja -C "$BUILD" -j"$JOBS" vendors/cuda/all > /dev/null
+  # shellcheck disable=SC2046
+  [ "$RESTORE_BUILD" = 0 ] || ninja -C "$BUILD" -j"$JOBS" $(vendor_targets) > /dev/null
 }
 
 make_variant() {
   local name=$1 patch=$2 setting=${3:-}
   [ -f "$patch" ] || die "no patch $patch"
-  [ -f "$CHECK/lib/opkit/vendors/libopkit_vendor_rocm.so" ] || die "make $CHECK first (its rocm vendor goes beside each variant)"
   local files f
   files=$(git apply --numstat "$patch" | cut -f3)
   for f in $files; do  # nothing of the tree's own may be lost when the files are restored
@@ -91,13 +104,16 @@ make_variant() {
     # shellcheck disable=SC2086
     sed -i "s/^#define $macro 0$/#define $macro $value/" $files
   fi
-  ninja -C "$BUILD" -j"$JOBS" vendors/cuda/all
+  # shellcheck disable=SC2046
+  ninja -C "$BUILD" -j"$JOBS" $(vendor_targets)
   local dir="$VAR/stage/v$name"
   rm -rf "$dir"
   mkdir -p "$dir"
   cp -p "$BUILD/lib/opkit/vendors/libopkit_vendor_cuda.so" "$dir/"
-  cp -p "$CHECK/lib/opkit/vendors/libopkit_vendor_rocm.so" "$dir/"
-  echo "$patch ${setting:-(no setting)} on $(git rev-parse --short HEAD)" > "$dir/VARIANT.txt"
+  [ "$ROCM" = 0 ] || cp -p "$BUILD/lib/opkit/vendors/libopkit_vendor_rocm.so" "$dir/"
+  local vendors="cuda and rocm vendors"
+  [ "$ROCM" != 0 ] || vendors="cuda vendor only"
+  echo "$patch ${setting:-(no setting)} on $(git rev-parse --short HEAD), $vendors" > "$dir/VARIANT.txt"
   echo "prepare_device_builds: $dir"
 }
 

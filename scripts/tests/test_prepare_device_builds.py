@@ -1,8 +1,8 @@
 """Tests of bench/prepare_device_builds.sh (the build-VM side of the device calls), run in a
 scratch git repository with a stand-in `ninja` whose "cuda vendor" is a copy of the source
 it was built from, so that what a variant was built from shows in its output:
-`variant` builds from the patched source with the macro set and restores the tree and the
-build; it refuses to touch a file with uncommitted changes and a macro the patch does not
+`variant` builds both GPU vendors (or the cuda vendor alone) from the patched source with
+the macro set and restores the tree and the build; it refuses to touch a file with uncommitted changes and a macro the patch does not
 define; `check` copies what the GPU checks run, without static archives, with the commit;
 `pack` archives the variants as dc_variants unpacks them.
 
@@ -25,14 +25,19 @@ BINARIES = ("opkit-info opkit-conformance opkit_api_tests opkit_unit_tests opkit
             "opkit_cuda_multigpu_tests opkit_rocm_multigpu_tests tiny_lm bench_dispatch_overhead").split()
 KERNEL = "#ifndef OPK_EXP_WIDTH\n#define OPK_EXP_WIDTH 0\n#endif\nint width = OPK_EXP_WIDTH;\n"
 
-# The stand-in: `ninja -C DIR [-jN] [TARGETS]` logs its targets; for vendors/cuda/all (or no
-# target) the "vendor" becomes a copy of vendors/gpu/kernel.cu as it is now.
+# The stand-in: `ninja -C DIR [-jN] [TARGETS]` logs its targets; each vendor target (or no
+# target: all) makes that "vendor" a copy of vendors/gpu/kernel.cu as it is now, with the
+# vendor's name in front, so that a vendor shows which source and which target built it.
 NINJA = """#!/bin/sh
 dir=$2
 shift 2
 echo "$*" >> "$dir/ninja.log"
+v=$dir/lib/opkit/vendors
 case "$*" in
-  *vendors/rocm/all*|*vendors/cuda/all*|-j[0-9]|-j[0-9][0-9]) cp vendors/gpu/kernel.cu "$dir/lib/opkit/vendors/libopkit_vendor_cuda.so" ;;
+  *vendors/cuda/all*|-j[0-9]|-j[0-9][0-9]) { echo cuda; cat vendors/gpu/kernel.cu; } > "$v/libopkit_vendor_cuda.so" ;;
+esac
+case "$*" in
+  *vendors/rocm/all*|-j[0-9]|-j[0-9][0-9]) { echo rocm; cat vendors/gpu/kernel.cu; } > "$v/libopkit_vendor_rocm.so" ;;
 esac
 """
 
@@ -135,13 +140,21 @@ def test_variant_builds_the_patched_source_with_the_setting_then_restores_tree_a
         proc = sh(["bench/prepare_device_builds.sh", "variant", "w4", patch, "OPK_EXP_WIDTH=4"], work, env=env)
         assert proc.returncode == 0, proc.stderr
         stage = os.path.join(work, "build-var", "stage", "vw4")
-        built = read(stage, "libopkit_vendor_cuda.so")
-        assert "#define OPK_EXP_WIDTH 4\n" in built and "int extra = 1;" in built, built
-        assert read(stage, "libopkit_vendor_rocm.so") == "opkit/vendors/libopkit_vendor_rocm.so"
+        # Both vendors built from the patched source with the setting: dc_tests' rocm half
+        # runs the variant's kernels, not HEAD's.
+        for vendor in ("cuda", "rocm"):
+            built = read(stage, f"libopkit_vendor_{vendor}.so")
+            assert built.startswith(vendor + "\n"), built
+            assert "#define OPK_EXP_WIDTH 4\n" in built and "int extra = 1;" in built, built
         assert "OPK_EXP_WIDTH=4" in read(stage, "VARIANT.txt")
-        # The tree is HEAD's again, and so is the build's vendor.
+        assert "cuda and rocm vendors" in read(stage, "VARIANT.txt")
+        # The tree is HEAD's again, and so are the build's vendors.
         assert sh(["git", "status", "--porcelain", "--", "vendors"], work).stdout == ""
-        assert read(work, "build-gpu", "lib", "opkit", "vendors", "libopkit_vendor_cuda.so") == KERNEL
+        vendors = os.path.join(work, "build-gpu", "lib", "opkit", "vendors")
+        assert read(vendors, "libopkit_vendor_cuda.so") == "cuda\n" + KERNEL
+        assert read(vendors, "libopkit_vendor_rocm.so") == "rocm\n" + KERNEL
+        log = read(work, "build-gpu", "ninja.log").splitlines()
+        assert log[-2:] == ["-j2 vendors/cuda/all vendors/rocm/all"] * 2, log
 
         proc = sh(["bench/prepare_device_builds.sh", "pack"], work, env=env)
         assert proc.returncode == 0, proc.stderr
@@ -170,12 +183,29 @@ def test_variant_refuses_uncommitted_changes_and_an_undefined_macro_and_touches_
         assert not os.path.exists(os.path.join(work, "build-var", "stage", "vy"))
 
 
-def test_variant_needs_build_check_for_its_rocm_vendor_and_usage_errors_are_status_2():
+def test_variant_of_the_cuda_vendor_alone_and_without_the_restoring_build():
     with tempfile.TemporaryDirectory() as work:
         env = make_repo(work)
         patch = write_patch(work, "int extra = 1;")
-        proc = sh(["bench/prepare_device_builds.sh", "variant", "z", patch], work, env=env)
-        assert proc.returncode == 2 and "make build-check first" in proc.stderr, proc.stderr
+        rocm_before = read(work, "build-gpu", "lib", "opkit", "vendors", "libopkit_vendor_rocm.so")
+        env_cuda = dict(env, OPKIT_PREPARE_ROCM="0", OPKIT_PREPARE_RESTORE_BUILD="0")
+        proc = sh(["bench/prepare_device_builds.sh", "variant", "c", patch], work, env=env_cuda)
+        assert proc.returncode == 0, proc.stderr
+        stage = os.path.join(work, "build-var", "stage", "vc")
+        assert sorted(os.listdir(stage)) == ["VARIANT.txt", "libopkit_vendor_cuda.so"]
+        assert "int extra = 1;" in read(stage, "libopkit_vendor_cuda.so")
+        assert "cuda vendor only" in read(stage, "VARIANT.txt")
+        # the rocm vendor untouched; the tree restored, the build not rebuilt (the next
+        # ninja does it): one ninja run, the variant's
+        vendors = os.path.join(work, "build-gpu", "lib", "opkit", "vendors")
+        assert read(vendors, "libopkit_vendor_rocm.so") == rocm_before
+        assert sh(["git", "status", "--porcelain", "--", "vendors"], work).stdout == ""
+        assert read(work, "build-gpu", "ninja.log").splitlines() == ["-j2 vendors/cuda/all"]
+
+
+def test_usage_errors_are_status_2():
+    with tempfile.TemporaryDirectory() as work:
+        env = make_repo(work)
         for args in (["variant", "z"], ["pack"], ["bogus"], []):
             proc = sh(["bench/prepare_device_builds.sh", *args], work, env=env)
             assert proc.returncode == 2, (args, proc.stderr)
