@@ -5,6 +5,11 @@
 #   dc_liger                           # the carried Liger-Kernel wheel into /tmp/site
 #   dc_variants                        # build-var/var.tar.xz unpacked into var/
 #   t NAME CMD...                      # CMD's output in NAME.txt, its rc and seconds in times.txt
+#   dc_compare NAME ARGS...            # gpu_compare.py ARGS against the peers (Liger-Kernel from
+#                                      # dc_liger's /tmp/site) through build-check's libopkit into
+#                                      # NAME.json, Triton's and Inductor's caches under $R; packed
+#   dc_cpu_compare NAME ARGS...        # cpu_compare.py ARGS, the GPU vendors disabled (the CPU
+#                                      # defaults against PyTorch CPU) into NAME.json; packed
 #   dc_ab NAME VARIANT OPS DTYPES      # gpu_compare.py --impls opkit through variant vVARIANT
 #                                      # (base: build-check's own vendor) into NAME.json
 #   dc_ab_rounds NAME VARIANT OPS DTYPES N  # N rounds alternating base and the variant
@@ -45,6 +50,25 @@ dc_liger() {
 }
 
 dc_variants() { mkdir -p var && tar xJf build-var/var.tar.xz -C var; }
+
+# The runs behind docs/PERFORMANCE.md's standing table (every op against the peers) and its
+# CPU table, as the sessions' calls had written them out each time. Each stops at 220 s.
+dc_compare() {
+    local name=$1
+    shift
+    t "$name" timeout 220 env PYTHONPATH="/tmp/site:$PWD/python" TRITON_CACHE_DIR="$R/triton" \
+        TORCHINDUCTOR_CACHE_DIR="$R/inductor" OPKIT_LIBRARY="$DC_LIB" \
+        python3 bench/gpu_compare.py "$@" --out "$R/$name.json"
+    pack
+}
+
+dc_cpu_compare() {
+    local name=$1
+    shift
+    t "$name" timeout 220 env PYTHONPATH="$PWD/python" OPKIT_VENDORS_DISABLE=cuda,rocm OPKIT_LIBRARY="$DC_LIB" \
+        python3 bench/cpu_compare.py "$@" --out "$R/$name.json"
+    pack
+}
 
 dc_ab() {
     local vp=

@@ -1,7 +1,8 @@
 """Tests of bench/device_call.sh, the device-call scripts' shared preamble, run here with
 bash and no GPU: t records each command's output, exit status and seconds; pack archives
 the results under $OUT without the compiler caches; dc_variants unpacks the variant
-vendors; dc_ab passes the variant (or none for base) to gpu_compare.py; dc_tests and
+vendors; dc_compare and dc_cpu_compare run the peer and CPU comparisons; dc_ab passes the
+variant (or none for base) to gpu_compare.py; dc_tests and
 dc_cuda_tests run the test binaries with it.
 
 Run:  python3 -m pytest -q scripts/tests          (or: python3 scripts/tests/test_device_call.py)
@@ -53,6 +54,28 @@ def stand_in_gpu_compare(work, written):
     with open(os.path.join(work, "bench", "gpu_compare.py"), "w") as f:
         f.write("import os, sys\na = sys.argv[1:]\nb = a[:a.index('--out')]\n"
                 f"open(a[a.index('--out') + 1], 'w').write({written})\n")
+
+
+def test_dc_compare_and_dc_cpu_compare_run_against_the_peers_and_pack():
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
+        stand_in_gpu_compare(work, "' '.join([os.environ['PYTHONPATH'], os.environ['OPKIT_LIBRARY'], "
+                                   "os.environ['TRITON_CACHE_DIR'], os.environ['TORCHINDUCTOR_CACHE_DIR']] + b)")
+        with open(os.path.join(work, "bench", "cpu_compare.py"), "w") as f:
+            f.write("import os, sys\na = sys.argv[1:]\nb = a[:a.index('--out')]\n"
+                    "open(a[a.index('--out') + 1], 'w').write(' '.join([os.environ['OPKIT_VENDORS_DISABLE'], "
+                    "os.environ['OPKIT_LIBRARY'], os.environ['PYTHONPATH']] + b))\n")
+        proc = call("dc_compare cmp --dtypes bf16\ndc_cpu_compare cc16 --ops embedding --threads 16 --rounds 11\n"
+                    "echo $R > $OUT/r.txt", work, out)
+        assert proc.returncode == 0, proc.stderr
+        files = archive(out)  # each packed at once: both already in the archive
+        lib = os.path.join(work, "build-check", "lib", "libopkit.so.1")
+        with open(os.path.join(out, "r.txt")) as f:
+            r = f.read().strip()
+        assert files["cmp.json"] == f"/tmp/site:{work}/python {lib} {r}/triton {r}/inductor --dtypes bf16", \
+            files["cmp.json"]
+        assert files["cc16.json"] == f"cuda,rocm {lib} {work}/python --ops embedding --threads 16 --rounds 11", \
+            files["cc16.json"]
+        assert [l.split(" rc ")[0] for l in files["times.txt"].splitlines()] == ["cmp", "cc16"]
 
 
 def test_dc_ab_passes_the_variant_vendor_and_base_passes_none():

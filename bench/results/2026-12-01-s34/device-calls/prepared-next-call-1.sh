@@ -8,12 +8,9 @@
 # check (libopkit's CPU defaults are all it runs). Carry build-check (its rocm vendor can
 # stay out: the 64 MiB limit). About 250 s.
 . bench/device_call.sh r1
-C="env PYTHONPATH=$PWD/python OPKIT_VENDORS_DISABLE=cuda,rocm OPKIT_LIBRARY=$DC_LIB"
-t cc16-embedding-long timeout 200 $C python3 bench/cpu_compare.py --ops embedding --threads 16 --rounds 11 --reps 11 --min-round-ms 50 --out $R/cc16-embedding-long.json
-pack
+dc_cpu_compare cc16-embedding-long --ops embedding --threads 16 --rounds 11 --reps 11 --min-round-ms 50
 for g in rms_norm,layer_norm,softmax swiglu,geglu,rope cross_entropy,embedding; do
   [ $SECONDS -gt 400 ] && break
-  t cc16-long-${g%%,*} timeout 150 $C python3 bench/cpu_compare.py --ops $g --threads 16 --rounds 5 --reps 11 --min-round-ms 50 --out $R/cc16-long-${g%%,*}.json
-  pack
+  dc_cpu_compare cc16-long-${g%%,*} --ops $g --threads 16 --rounds 5 --reps 11 --min-round-ms 50
 done
 cat $R/times.txt $R/cc16-*.txt
