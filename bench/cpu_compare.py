@@ -257,7 +257,8 @@ def main():
         env = dict(os.environ, OPKIT_NUM_THREADS=str(n), OMP_NUM_THREADS=str(n))
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--out", a.out, "--child", str(n),
                                "--reps", str(a.reps), "--ops", a.ops, "--settle", str(a.settle),
-                               "--rounds", str(a.rounds), "--min-round-ms", str(a.min_round_ms)], env=env, capture_output=True, text=True)
+                               "--rounds", str(a.rounds), "--min-round-ms", str(a.min_round_ms)],
+                              env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             print(proc.stderr[-2000:])
             continue
