@@ -41,6 +41,12 @@ OPKIT_BENCH_ROPE_TWO_CALLS=1 opkit makes two rope calls there, as before 1.2).
 --impls times only the named implementations (--impls opkit compares two opkit builds
 without compiling the baselines: run once per OPKIT_LIBRARY).
 
+--rounds N times each case's implementations in N alternating rounds, the order rotated
+each round (bench/timing_rounds.py): a row's time is the median of its rounds, every
+round's time is kept (<impl>_rounds_ms), and bench/perf_table.py prints the per-round
+ratios' range beside each worst shape, so that a gap of a percent can be told from the
+spread between rounds.
+
 --ops and --shapes keep only the cases whose op name / shape string contains one of the
 comma-separated substrings. With --out the JSON file is rewritten after every case, so a
 run cut short keeps what it measured.
@@ -59,6 +65,9 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
 import opkit  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+from timing_rounds import ratio_range, time_in_rounds  # noqa: E402
 
 DT = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
 ROPE_TWO_CALLS = os.environ.get("OPKIT_BENCH_ROPE_TWO_CALLS") == "1" or not hasattr(opkit, "rope_qk_forward")
@@ -667,6 +676,9 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--dtypes", default="bf16,f32", help="comma list of bf16, f16, f32")
     p.add_argument("--reps", type=int, default=30)
+    p.add_argument("--rounds", type=int, default=1,
+                   help="time each case's implementations in N alternating rounds (bench/timing_rounds.py): "
+                        "the median of the rounds is the row's time, each round's kept as <impl>_rounds_ms")
     p.add_argument("--quick", action="store_true", help="one shape per family")
     p.add_argument("--ops", default=None, help="comma list of substrings of op names to keep")
     p.add_argument("--shapes", default=None, help="comma list of substrings of shape strings to keep")
@@ -680,6 +692,8 @@ def main():
                    help="comma list of the implementations to time (e.g. opkit alone, to compare two opkit builds)")
     p.add_argument("--out", default=None)
     args = p.parse_args()
+    if args.rounds < 1:
+        p.error("--rounds must be at least 1")
     ops_f, shapes_f = substring_filter(args.ops), substring_filter(args.shapes)
 
     def wanted(op, shape):
@@ -721,15 +735,15 @@ def main():
         for cases in selected_cases(dt, args.quick, ops_f, shapes_f):
             for c in cases:
                 r = {"op": c.name, "shape": c.shape, "dtype": name}
-                for impl, fn in c.fns.items():
-                    if fn is None or impl not in impls:
-                        r[impl + "_ms"] = None
-                        continue
-                    try:
-                        r[impl + "_ms"] = timed(fn, args.reps)
-                    except Exception as e:  # a baseline that cannot run is reported, not fatal
-                        r[impl + "_ms"] = None
-                        r[impl + "_error"] = str(e)[:200]
+                active = {impl: fn for impl, fn in c.fns.items() if fn is not None and impl in impls}
+                measured = time_in_rounds(active, args.rounds, lambda fn: timed(fn, args.reps))
+                for impl in c.fns:
+                    m = measured.get(impl)
+                    r[impl + "_ms"] = m["ms"] if m else None
+                    if m and m["error"]:  # a baseline that cannot run is reported, not fatal
+                        r[impl + "_error"] = m["error"]
+                    if m and args.rounds > 1 and m["rounds"]:
+                        r[impl + "_rounds_ms"] = m["rounds"]
                 ms = r["opkit_ms"]
                 if ms:
                     if c.flops:
@@ -749,6 +763,13 @@ def main():
                       f"{fmt(r.get('opkit_GBps'))} GB/s {fmt(r.get('frac_copy_bw'))} of copy | "
                       f"x{fmt(r.get('vs_eager'))} eager x{fmt(r.get('vs_compile'))} compile "
                       f"x{fmt(r.get('vs_liger'))} liger{extra}", flush=True)
+                if args.rounds > 1:
+                    spread = []
+                    for peer in ("compile", "liger"):
+                        rng = ratio_range(r.get(peer + "_rounds_ms"), r.get("opkit_rounds_ms"))
+                        if rng:
+                            spread.append(f"{peer} x{rng[0]:.3f}-{rng[1]:.3f}")
+                    print(f"{'':34s} {args.rounds} rounds, per-round ratios: {', '.join(spread) or '-'}", flush=True)
             del cases
     save()
 

@@ -17,10 +17,17 @@ One table instead: per op (and training step) and dtype, the worst of its shapes
 lowest fraction of copy bandwidth and the lowest ratio against torch.compile and against
 Liger-Kernel, each with the shape it came from. A row of a later file (same op, shape and
 dtype) replaces the earlier file's, so that a run of the ops a change touched updates the
-table of a full run; every file must come from the same GPU.
+table of a full run; every file must come from the same GPU. Rows timed in rounds
+(gpu_compare.py --rounds) show, beside each worst shape, the range of that value over the
+rounds, and a line after the table counts the misses short of their target in every round
+and those that reached it in at least one.
 """
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing_rounds import ratio_range  # noqa: E402
 
 
 def fmt(v, digits=3):
@@ -85,12 +92,10 @@ def table(doc):
     return "\n".join(out)
 
 
-def steps(doc):
-    """[(name, shape, dtype, times, frac of copy, GB/s)] of each training step: an op pair's
-    forward and backward summed (cross-entropy's "(+dlogits)" forward alone)."""
-    run_bw = doc["info"].get("driver_copy_GBps")
+def _step_parts(doc):
+    """(name, shape, dtype, rows) of each training step: an op pair's forward and backward
+    rows (cross-entropy's "(+dlogits)" forward alone)."""
     by_key = {(r["op"], r["shape"], r["dtype"]): r for r in doc["rows"]}
-    out = []
     for (op, shape, dtype), f in by_key.items():
         if op.startswith("cross_entropy_forward(+dlogits)"):
             b, name = None, "cross_entropy (fwd writes dlogits)"
@@ -101,14 +106,29 @@ def steps(doc):
             name = op.replace("_forward", "")
         else:
             continue
-        parts = [f] + ([b] if b else [])
+        yield name, shape, dtype, [f] + ([b] if b else [])
+
+
+def _bytes_moved(parts):
+    return sum((p.get("opkit_GBps") or 0) * (p.get("opkit_ms") or 0) * 1e6 for p in parts)
+
+
+def _copy_bw(parts, run_bw):
+    return parts[0].get("copy_GBps_of_its_run", run_bw)  # merged(): the copy bandwidth of the row's own run
+
+
+def steps(doc):
+    """[(name, shape, dtype, times, frac of copy, GB/s)] of each training step: an op pair's
+    forward and backward summed (cross-entropy's "(+dlogits)" forward alone)."""
+    run_bw = doc["info"].get("driver_copy_GBps")
+    out = []
+    for name, shape, dtype, parts in _step_parts(doc):
         t = {}
         for i in IMPLS:
             ms = [p.get(i + "_ms") for p in parts]
             t[i] = sum(ms) if all(m is not None for m in ms) else None
-        moved = sum((p.get("opkit_GBps") or 0) * (p.get("opkit_ms") or 0) * 1e6 for p in parts)
-        gbps = moved / t["opkit"] / 1e6 if t["opkit"] else None
-        bw = f.get("copy_GBps_of_its_run", run_bw)  # merged(): the copy bandwidth of the row's own run
+        gbps = _bytes_moved(parts) / t["opkit"] / 1e6 if t["opkit"] else None
+        bw = _copy_bw(parts, run_bw)
         frac = gbps / bw if gbps and bw else None
         out.append((name, shape, dtype, t, frac, gbps))
     return out
@@ -155,17 +175,68 @@ def summary_rows(doc):
     return [(name, dtype, *w) for (name, dtype), w in worst.items()]
 
 
+def round_times(parts, impl):
+    """Each round's milliseconds of impl over `parts` (one op's row, or a training step's
+    forward and backward, summed round by round), or None where a part has no rounds
+    (gpu_compare.py without --rounds) or the parts' rounds differ in number."""
+    lists = [p.get(impl + "_rounds_ms") for p in parts]
+    if not lists or any(not lst for lst in lists) or len({len(lst) for lst in lists}) != 1:
+        return None
+    return [sum(v) for v in zip(*lists)]
+
+
+def round_ranges(parts, run_bw):
+    """[(lowest, highest) over the rounds] of the fraction of copy bandwidth, the ratio to
+    torch.compile and to Liger-Kernel; None for each one without rounds."""
+    o = round_times(parts, "opkit")
+    if o is None:
+        return [None, None, None]
+    moved, bw = _bytes_moved(parts), _copy_bw(parts, run_bw)
+    fracs = [moved / ms / 1e6 / bw for ms in o if ms] if moved and bw else []
+    frac = (min(fracs), max(fracs)) if fracs and len(fracs) == len(o) else None
+    return [frac, ratio_range(round_times(parts, "compile"), o), ratio_range(round_times(parts, "liger"), o)]
+
+
+def summary_ranges(doc):
+    """{(name, dtype, shape): round_ranges} for the rows and training steps of summary_rows."""
+    run_bw = doc["info"].get("driver_copy_GBps")
+    out = {}
+    for r in doc["rows"]:
+        if r["op"] != "matmul":
+            out[(r["op"], r["dtype"], r["shape"])] = round_ranges([r], run_bw)
+    for name, shape, dtype, parts in _step_parts(doc):
+        step = name if "dlogits" in name else name + " (fwd+bwd)"
+        out[(step, dtype, shape)] = round_ranges(parts, run_bw)
+    return out
+
+
 def summary(doc):
     info = doc["info"]
     out = [f"GPU: {info.get('gpu')}, driver {info.get('driver', '?')}, torch {info.get('torch')}, "
            f"Triton {info.get('triton', '?')}, Liger-Kernel {info.get('liger') or 'not run'}. "
            "Worst shape of each op and dtype:", "",
            "| op | dtype | of copy (worst) | vs compile (worst) | vs liger (worst) |", "|---|---|---|---|---|"]
+    ranges = summary_ranges(doc)
+    misses = {"every round": 0, "some round": 0, "no rounds": 0}
+
+    def cell(name, dtype, w, i, tgt, digits, x):
+        if w is None:
+            return "–"
+        text = f"{mark(w[0], tgt, fmt(w[0], digits) + x)} at {w[1]}"
+        rng = ranges.get((name, dtype, w[1]), [None] * 3)[i]
+        if rng:
+            text += f", rounds {rng[0]:.3f}-{rng[1]:.3f}"
+        if w[0] < tgt:
+            misses["no rounds" if rng is None else "every round" if rng[1] < tgt else "some round"] += 1
+        return text
+
     for name, dtype, frac, comp, lig in summary_rows(doc):
-        target = bw_target(name)
-        cell = lambda w, tgt, digits, x: "–" if w is None else f"{mark(w[0], tgt, fmt(w[0], digits) + x)} at {w[1]}"
-        out.append(f"| {name} | {dtype} | {cell(frac, target, 2, '')} | {cell(comp, 1.0, 2, 'x')} | "
-                   f"{cell(lig, 1.0, 2, 'x')} |")
+        out.append(f"| {name} | {dtype} | {cell(name, dtype, frac, 0, bw_target(name), 2, '')} | "
+                   f"{cell(name, dtype, comp, 1, 1.0, 2, 'x')} | {cell(name, dtype, lig, 2, 1.0, 2, 'x')} |")
+    if misses["every round"] or misses["some round"]:
+        out += ["", f"Misses (bold, by the median of the rounds): {misses['every round']} short of the target in "
+                f"every round, {misses['some round']} reaching it in at least one round (within the spread "
+                f"between rounds)" + (f", {misses['no rounds']} without rounds" if misses["no rounds"] else "") + "."]
     return "\n".join(out)
 
 

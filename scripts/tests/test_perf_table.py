@@ -92,5 +92,42 @@ def test_the_sixteenth_session_s_runs():
     assert ("matmul", "bf16") not in rows
 
 
+def with_rounds(r, opkit, compile_ms=None, liger=None):
+    """r with each implementation's time of each round; its medians taken from them."""
+    import statistics
+    r = dict(r, opkit_rounds_ms=opkit, opkit_ms=statistics.median(opkit))
+    if compile_ms:
+        r.update(compile_rounds_ms=compile_ms, compile_ms=statistics.median(compile_ms))
+    if liger:
+        r.update(liger_rounds_ms=liger, liger_ms=statistics.median(liger))
+    return r
+
+
+def test_rounds_show_their_range_and_the_misses_are_counted_by_it():
+    a = with_rounds(row("rope_forward", "A", 1.0, frac=0.95), [1.0, 1.0, 1.0],
+                    compile_ms=[0.97, 0.98, 0.99])  # behind compile in every round
+    b = with_rounds(row("softmax_forward", "B", 1.0, frac=0.95), [1.0, 1.0, 1.0],
+                    liger=[0.98, 0.99, 1.02])  # behind Liger by the median, ahead in one round
+    text = perf_table.summary(doc([a, b]))
+    assert "| rope_forward | bf16 | 0.95 at A, rounds 0.950-0.950 | **0.98x** (target 1) at A, rounds 0.970-0.990 |" \
+        in text, text
+    assert "**0.99x** (target 1) at B, rounds 0.980-1.020 |" in text, text
+    assert "1 short of the target in every round, 1 reaching it in at least one round" in text, text
+
+
+def test_a_training_step_s_rounds_are_summed_round_by_round():
+    f = with_rounds(row("softmax_forward", "A", 1.0, frac=0.9), [1.0, 2.0], liger=[1.0, 1.0])
+    b = with_rounds(row("softmax_backward", "A", 1.0, frac=0.9), [1.0, 2.0], liger=[3.0, 1.0])
+    rng = perf_table.summary_ranges(doc([f, b]))[("softmax (fwd+bwd)", "bf16", "A")]
+    assert rng[1] is None, rng  # no compile rounds
+    lo, hi = rng[2]
+    assert abs(lo - 0.5) < 1e-12 and abs(hi - 2.0) < 1e-12, rng  # 2/4 and 4/2
+
+
+def test_a_run_without_rounds_prints_no_ranges():
+    text = perf_table.summary(doc([row("rope_forward", "A", 1.0, compile_ms=0.9, frac=0.95)]))
+    assert "rounds" not in text, text
+
+
 if __name__ == "__main__":
     sys.exit(run(dict(globals())))
