@@ -348,14 +348,40 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
             [&] { return opkit_rope_qk_backward(q.get(), k.get(), cs.get(), sn.get(), q.get(), k.get(), nullptr); });
         REQUIRE(ls.size() == 1);
         CHECK(ls[0].name == "opk_rope_qk_f32");
-        // Each alone: the same blocks as its part.
+        // Each alone, dense: opk_rope_dense, two packs a thread in 128-thread blocks over
+        // every 16-byte pack (q: 2 x 3 x 32 heads x 32 packs = 6144, 24 blocks; k: 576, 3).
         Launch l = first_launch_of([&] { return opkit_rope_forward(q.get(), cs.get(), sn.get(), q.get(), nullptr); });
+        CHECK(l.name == "opk_rope_dense_f32");
+        CHECK(l.grid == 24);
+        CHECK(l.block == 128);
+        l = first_launch_of([&] { return opkit_rope_backward(k.get(), cs.get(), sn.get(), k.get(), nullptr); });
+        CHECK(l.name == "opk_rope_dense_f32");
+        CHECK(l.grid == 3);
+        // Each alone, not dense ([B,H,T,D] storage): the heads-in-flight kernel, planned as
+        // its part of the q+k launch.
+        q.strided({3 * 32 * 128, 128, 3 * 128, 1});
+        k.strided({3 * 3 * 128, 128, 3 * 128, 1});
+        l = first_launch_of([&] { return opkit_rope_forward(q.get(), cs.get(), sn.get(), q.get(), nullptr); });
         CHECK(l.name == "opk_rope_f32");
         CHECK(l.grid == 6);
         CHECK(l.block == 128);
         l = first_launch_of([&] { return opkit_rope_forward(k.get(), cs.get(), sn.get(), k.get(), nullptr); });
+        CHECK(l.name == "opk_rope_f32");
         CHECK(l.grid == 1);
         CHECK(l.block == 96);
+    }
+    SECTION("rope alone: the dense kernel only where a head's packs are a power of two within a warp") {
+        // bf16 D = 256: 32 packs a head (dense); D = 512: 64 (not); f32 D = 96: 24 (not).
+        RocmTensor a({1, 4, 2, 256}, 16), ac({4, 256}, 16), as({4, 256}, 16);
+        Launch l = first_launch_of([&] { return opkit_rope_forward(a.get(), ac.get(), as.get(), a.get(), nullptr); });
+        CHECK(l.name == "opk_rope_dense_bf16");
+        CHECK(l.grid == 1);  // 256 packs
+        RocmTensor b({1, 4, 2, 512}, 16), bc({4, 512}, 16), bs({4, 512}, 16);
+        l = first_launch_of([&] { return opkit_rope_forward(b.get(), bc.get(), bs.get(), b.get(), nullptr); });
+        CHECK(l.name == "opk_rope_bf16");
+        RocmTensor c({1, 4, 2, 96}, 32), cc({4, 96}, 32), cn({4, 96}, 32);
+        l = first_launch_of([&] { return opkit_rope_forward(c.get(), cc.get(), cn.get(), c.get(), nullptr); });
+        CHECK(l.name == "opk_rope_f32");
     }
     SECTION("softmax backward: the exact and eight-pack kernels") {
         RocmTensor dy({2, 16384}, kBf16), y({2, 16384}, kBf16), dx({2, 16384}, kBf16);

@@ -503,6 +503,16 @@ struct RopeQkArgs {
 // device takes any H per thread; on AMD targets with a 256-entry VGPR file it loads two at
 // a time (rope.cu).
 constexpr int kRopeHeads = 4;
+// opk_rope_dense (rope.cu, rope_dense): where x and y are dense [B,T,H,D] and a head's
+// 16-byte packs are a power of two from 2 to 32 (a head's packs within a warp), one rope
+// call runs kRopeDensePacks packs a thread in blocks of kRopeDenseThreads threads over
+// every pack, each pack's partner half taken from its partner lane by a warp shuffle.
+// Measured on the H200 (bench/results/2026-12-01-s35/r4, r5; three A/B rounds each against
+// opk_rope at 4x4096x32x128): two packs a thread f32 0.981 (forward) / 0.983 (backward),
+// bf16 0.990 / 0.985; four packs 0.987-0.989 f32, 1.001-1.003 bf16; one pack a thread in
+// 256-thread blocks 1.028 f32, 1.046-1.049 bf16 (slower).
+constexpr int kRopeDenseThreads = 128;
+constexpr int kRopeDensePacks = 2;
 
 // embedding forward (weight rows gathered into y) and backward (dy rows summed into
 // dweight). The backward's maps and lists are stream-ordered scratch; see embedding.cu.

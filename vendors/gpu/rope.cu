@@ -1,5 +1,7 @@
 // Rotary position embedding, NeoX / Hugging Face rotate-half, on x [B,T,H,D] with
-// cos/sin [T,D] or [B,T,D].
+// cos/sin [T,D] or [B,T,D]. Two kernels: opk_rope_dense (rope_dense, below) for one tensor
+// with dense rows whose heads fit a warp, the heads-in-flight kernel (opk_rope, and q and
+// k in one launch, opk_rope_qk) for the rest.
 //
 // Thread mapping (RopeArgs::width / groups, chosen by the host): a block is
 // width x groups x positions threads. The `width` lanes of a group cover the 16-byte packs
@@ -246,6 +248,83 @@ OPK_DEV void rope_qk(const RopeQkArgs& a) {
         rope_any<T>(a.k, block - a.q_blocks, int64_t(gridDim.x) - a.q_blocks);
 }
 
+OPK_DEV uint4 shuffle_xor(const uint4& v, int lane_mask) {
+    return make_uint4(OPK_SHFL_XOR(v.x, lane_mask, 32), OPK_SHFL_XOR(v.y, lane_mask, 32),
+                      OPK_SHFL_XOR(v.z, lane_mask, 32), OPK_SHFL_XOR(v.w, lane_mask, 32));
+}
+
+// Dense [B,T,H,D] x and y whose heads have row_packs 16-byte packs, a power of two from 2
+// to 32 (the host checks; kernel_params.h, kRopeDensePacks): thread t of a block takes
+// packs first + t and first + t + blockDim.x ... of the block's blockDim.x * U, with no
+// loop. A head's packs lie in consecutive lanes of one warp (32-lane segment on AMD), so
+// pack c's partner in the other half, c ^ half_packs, is lane ^ half_packs: its x (and in
+// the backward its sin) comes by a shuffle, not a load. Each pack costs three loads (x,
+// cos, sin) and one store at about 40 registers, where the heads-in-flight kernel above
+// holds 120-127 at a quarter of the warps; Nsight Compute showed both moving the same DRAM
+// bytes, it at 82.6 % of DRAM peak against Inductor's 86.7 % (f32, 4x4096x32x128;
+// bench/results/2026-12-01-s35/r3). Lanes past the last pack keep to the shuffles (every
+// lane of the warp takes part) and store nothing. In place is safe: a pack is read, then
+// written, by its own thread; its partner's x arrives by the shuffle, read before.
+//   forward:  y = x cos + sign x' sin       (sign -1 on the first half, +1 on the second)
+//   backward: dx = dy cos + sign dy' sin'   (sin' the partner's; sign +1 first, -1 second)
+template <typename T, bool BACKWARD>
+OPK_DEV void rope_dense(const RopeArgs& a) {
+    constexpr int P = Pack<T>::n, U = kRopeDensePacks;
+    const uint32_t row_packs = uint32_t(a.D) / P, half_packs = row_packs / 2;
+    const int head_shift = __ffs(int(row_packs)) - 1;
+    const uint32_t total = uint32_t(a.B * a.T * a.H) * row_packs;  // < 2^31 (host)
+    const uint32_t first = blockIdx.x * blockDim.x * U + threadIdx.x;
+    uint4 xv[U], cv[U], sv[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {  // every load before any shuffle
+        const uint32_t i = first + u * blockDim.x;
+        xv[u] = cv[u] = sv[u] = make_uint4(0, 0, 0, 0);
+        if (i < total) {
+            const uint32_t c = i & (row_packs - 1), pos = (i >> head_shift) / uint32_t(a.H);
+            const uint32_t b = pos / uint32_t(a.T), t = pos - b * uint32_t(a.T);
+            xv[u] = *reinterpret_cast<const uint4*>(static_cast<const T*>(a.x) + int64_t(i) * P);
+            cv[u] = *reinterpret_cast<const uint4*>(static_cast<const T*>(a.cos) + b * a.cs[0] + t * a.cs[1] + c * P);
+            sv[u] = *reinterpret_cast<const uint4*>(static_cast<const T*>(a.sin) + b * a.ss[0] + t * a.ss[1] + c * P);
+        }
+    }
+    const int partner = int(half_packs);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const uint32_t i = first + u * blockDim.x;
+        const uint4 xp = shuffle_xor(xv[u], partner);
+        const uint4 sp = BACKWARD ? shuffle_xor(sv[u], partner) : sv[u];
+        if (i >= total) continue;
+        const bool first_half = (i & (row_packs - 1)) < half_packs;
+        const float sign = first_half != BACKWARD ? -1.0f : 1.0f;
+        auto word = [&](uint32_t x0, uint32_t x1, uint32_t c0, uint32_t s0) -> uint32_t {
+            if constexpr (sizeof(T) == 4) {
+                return __float_as_uint(__uint_as_float(x0) * __uint_as_float(c0) +
+                                       sign * (__uint_as_float(x1) * __uint_as_float(s0)));
+            } else {
+                const float2 xa = word_to_f32(x0, T()), xb = word_to_f32(x1, T()), ca = word_to_f32(c0, T()),
+                             sa = word_to_f32(s0, T());
+                return f32_to_word(xa.x * ca.x + sign * (xb.x * sa.x), xa.y * ca.y + sign * (xb.y * sa.y), T());
+            }
+        };
+        uint4 out;
+        out.x = word(xv[u].x, xp.x, cv[u].x, sp.x);
+        out.y = word(xv[u].y, xp.y, cv[u].y, sp.y);
+        out.z = word(xv[u].z, xp.z, cv[u].z, sp.z);
+        out.w = word(xv[u].w, xp.w, cv[u].w, sp.w);
+        *reinterpret_cast<uint4*>(static_cast<T*>(a.y) + int64_t(i) * P) = out;
+    }
+}
+
+// Launched dependent, as rope_one.
+template <typename T>
+OPK_DEV void rope_dense_one(const RopeArgs& a) {
+    wait_for_prior_grid();
+    if (a.backward)
+        rope_dense<T, true>(a);
+    else
+        rope_dense<T, false>(a);
+}
+
 }  // namespace
 }  // namespace opk
 
@@ -257,3 +336,6 @@ OPK_KERNEL(opk_rope_bf16, 256)(const RopeArgs a) { rope_one<opk_bf16>(a); }
 OPK_KERNEL(opk_rope_qk_f32, 256)(const RopeQkArgs a) { rope_qk<float>(a); }
 OPK_KERNEL(opk_rope_qk_f16, 256)(const RopeQkArgs a) { rope_qk<opk_f16>(a); }
 OPK_KERNEL(opk_rope_qk_bf16, 256)(const RopeQkArgs a) { rope_qk<opk_bf16>(a); }
+OPK_KERNEL(opk_rope_dense_f32, kRopeDenseThreads)(const RopeArgs a) { rope_dense_one<float>(a); }
+OPK_KERNEL(opk_rope_dense_f16, kRopeDenseThreads)(const RopeArgs a) { rope_dense_one<opk_f16>(a); }
+OPK_KERNEL(opk_rope_dense_bf16, kRopeDenseThreads)(const RopeArgs a) { rope_dense_one<opk_bf16>(a); }

@@ -1,6 +1,7 @@
 // rope forward and backward on x [B,T,H,D] (any strides; innermost 1) with cos/sin
-// [T,D] or [B,T,D], one tensor a launch (opk_rope) or q and k in one (opk_rope_qk). The
-// host picks the block shape (RopeArgs::width / groups / per_block; see vendors/gpu/rope.cu).
+// [T,D] or [B,T,D], one tensor a launch (opk_rope_dense where its rows allow, else
+// opk_rope) or q and k in one (opk_rope_qk). The host picks the block shape
+// (RopeArgs::width / groups / per_block; see vendors/gpu/rope.cu).
 #include "ops_common.h"
 
 namespace {
@@ -9,6 +10,7 @@ using namespace opkit_gpu;
 
 const char* const kRope[3] = OPK_DTYPE_NAMES("opk_rope");
 const char* const kRopeQk[3] = OPK_DTYPE_NAMES("opk_rope_qk");
+const char* const kRopeDense[3] = OPK_DTYPE_NAMES("opk_rope_dense");
 
 // One tensor's part of a launch: its arguments, its blocks (0 when it has no elements)
 // and their threads.
@@ -69,6 +71,23 @@ opkit_status plan_rope(const char* op, bool backward, const opkit_tensor* x, con
     return OPKIT_OK;
 }
 
+// Blocks of opk_rope_dense for a planned tensor of es-byte elements, or 0 where that
+// kernel does not apply: x and y must be dense [B,T,H,D] on 16-byte packs, a head's packs
+// a power of two from 2 to 32 (partners in one warp, rope.cu's rope_dense), and the packs
+// fewer than 2^31 (32-bit indices).
+int64_t dense_blocks(const opk::RopeArgs& a, int64_t es) {
+    if (!a.vec) return 0;
+    const int64_t hd = a.H * a.D, thd = a.T * hd;
+    if (a.xs[2] != a.D || a.xs[1] != hd || a.xs[0] != thd || a.ys[2] != a.D || a.ys[1] != hd || a.ys[0] != thd)
+        return 0;
+    const int64_t row_packs = a.D * es / 16;
+    if (a.D * es % 16 != 0 || row_packs < 2 || row_packs > 32 || (row_packs & (row_packs - 1)) != 0) return 0;
+    const int64_t packs = a.B * a.T * a.H * row_packs;
+    if (packs >= (int64_t(1) << 31)) return 0;
+    const int64_t per_block = int64_t(opk::kRopeDenseThreads) * opk::kRopeDensePacks;
+    return (packs + per_block - 1) / per_block;
+}
+
 opkit_status run_rope(const char* op, bool backward, const opkit_tensor* x, const opkit_tensor* cos,
                       const opkit_tensor* sin, opkit_tensor* y, opkit_stream stream) {
     int type;
@@ -79,6 +98,9 @@ opkit_status run_rope(const char* op, bool backward, const opkit_tensor* x, cons
     RopePart p;
     OPKIT_GPU_TRY(plan_rope(op, backward, x, backward ? "dy" : "x", cos, sin, y, backward ? "dx" : "y", d, &p));
     if (p.blocks == 0) return OPKIT_OK;
+    if (const int64_t blocks = dense_blocks(p.a, int64_t(element_size(x))))
+        return launch_2d(d, Module::rope, kRopeDense[type], unsigned(blocks), 1, unsigned(opk::kRopeDenseThreads),
+                         stream, p.a, 0, /*dependent=*/true);
     return launch_2d(d, Module::rope, kRope[type], unsigned(p.blocks), 1, unsigned(p.threads), stream, p.a, 0,
                      /*dependent=*/true);
 }
