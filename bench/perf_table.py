@@ -11,7 +11,7 @@ Issue 14's targets are marked: a value that misses is bold with its target — m
 ops >= 0.90 of copy bandwidth (cross-entropy >= 0.80), >= 1.0x torch.compile and >= 1.0x
 Liger-Kernel; matmul >= 0.90x torch.matmul. Eager ratios are shown, not targeted.
 
-    python3 bench/perf_table.py --summary RUN.json [LATER-RUN.json ...]
+    python3 bench/perf_table.py --summary [--dtype bf16|f16|f32] RUN.json [LATER-RUN.json ...]
 
 One table instead: per op (and training step) and dtype, the worst of its shapes — the
 lowest fraction of copy bandwidth and the lowest ratio against torch.compile and against
@@ -153,6 +153,13 @@ def merged(docs):
     return {"info": docs[0]["info"], "rows": list(rows.values())}
 
 
+def only_dtype(doc, dtype):
+    """doc with the rows of one dtype (all of them for None)."""
+    if dtype is None:
+        return doc
+    return dict(doc, rows=[r for r in doc["rows"] if r["dtype"] == dtype])
+
+
 def summary_rows(doc):
     """[(name, dtype, (frac, shape), (vs compile, shape), (vs liger, shape))]: per op and
     per training step, the worst value over the shapes (None where no shape has one)."""
@@ -243,11 +250,14 @@ def summary(doc):
 def main():
     args = sys.argv[1:]
     if args and args[0] == "--summary":
+        args, dtype = args[1:], None
+        if args[:1] == ["--dtype"] and len(args) > 1:
+            dtype, args = args[1], args[2:]
         docs = []
-        for path in args[1:]:
+        for path in args:
             with open(path) as f:
                 docs.append(json.load(f))
-        print(summary(merged(docs)))
+        print(summary(only_dtype(merged(docs), dtype)))
         return
     for path in args:
         with open(path) as f:

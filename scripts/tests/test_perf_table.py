@@ -129,5 +129,12 @@ def test_a_run_without_rounds_prints_no_ranges():
     assert "rounds" not in text, text
 
 
+def test_one_dtype_of_merged_runs():
+    d = doc([row("rope_forward", "A", 1.0, frac=0.95), row("rope_forward", "A", 2.0, frac=0.5, dtype="f32")])
+    text = perf_table.summary(perf_table.only_dtype(d, "f32"))
+    assert "| rope_forward | f32 |" in text and "| rope_forward | bf16 |" not in text, text
+    assert perf_table.only_dtype(d, None) is d
+
+
 if __name__ == "__main__":
     sys.exit(run(dict(globals())))
