@@ -25,6 +25,10 @@
 #                                      # (base: build-check's vendor): crossbar to the SMs
 #                                      # against DRAM read, L2 sectors and hit rate, time
 #                                      # (bench/ncu_bytes_table.py prints them a kernel a line)
+#   dc_ncu_gaps NAME CASES             # Nsight Compute's full set on bench/placement_probe.py's
+#                                      # --profile CASES (one opkit call and one peer call a
+#                                      # case): NAME-stalls.txt a kernel a line
+#                                      # (bench/ncu_stall_table.py), NAME-details.txt.gz; packed
 #   pack                               # the archive, now (call after each step)
 #
 # The archive leaves out Triton's and Inductor's caches.
@@ -134,6 +138,21 @@ dc_ncu_bytes() {
     [ "$2" != base ] && vp=$PWD/var/v$2/libopkit_vendor_cuda.so
     t "$1" timeout 150 env PYTHONPATH="$PWD/python" OPKIT_LIBRARY="$DC_LIB" OPKIT_VENDOR_PATH="$vp" \
         ncu --clock-control none --metrics "$DC_NCU_BYTES" -k "regex:$3" python3 bench/ncu_ops.py --ops "$4" --dtype "$5"
+}
+
+# The profile behind PERFORMANCE.md's stall tables, as the thirty-second session's call 8
+# and the thirty-fifth's call 3 had written it out. The report stays out of the archive
+# (the details page has what the table reads).
+dc_ncu_gaps() {
+    local name=$1 cases=$2
+    t "$name" timeout 400 env PYTHONPATH="/tmp/site:$PWD/python" TRITON_CACHE_DIR="$R/triton" \
+        TORCHINDUCTOR_CACHE_DIR="$R/inductor" OPKIT_LIBRARY="$DC_LIB" \
+        ncu --profile-from-start off --clock-control none --set full --export "/tmp/$name" \
+        python3 bench/placement_probe.py --profile --ops "$cases"
+    t "$name-details" ncu --import "/tmp/$name.ncu-rep" --page details --print-details all
+    t "$name-stalls" python3 bench/ncu_stall_table.py "$R/$name-details.txt"
+    gzip -f "$R/$name-details.txt"
+    pack
 }
 
 dc_ab_rounds() {

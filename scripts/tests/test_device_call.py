@@ -3,10 +3,11 @@ bash and no GPU: t records each command's output, exit status and seconds; pack 
 the results under $OUT without the compiler caches; dc_variants unpacks the variant
 vendors; dc_compare and dc_cpu_compare run the peer and CPU comparisons; dc_ab passes the
 variant (or none for base) to gpu_compare.py; dc_tests and
-dc_cuda_tests run the test binaries with it.
+dc_cuda_tests run the test binaries with it; dc_ncu_gaps profiles and tabulates.
 
 Run:  python3 -m pytest -q scripts/tests          (or: python3 scripts/tests/test_device_call.py)
 """
+import gzip
 import os
 import subprocess
 import sys
@@ -28,9 +29,15 @@ def call(script, cwd, out):
 
 
 def archive(out):
+    """{name: text (bytes for a .gz file; None for a directory)} of the packed archive."""
+    def content(tar, m):
+        if not m.isfile():
+            return None
+        data = tar.extractfile(m).read()
+        return data if m.name.endswith(".gz") else data.decode()
+
     with tarfile.open(os.path.join(out, "rT.tgz")) as tar:
-        return {m.name.lstrip("./"): (tar.extractfile(m).read().decode() if m.isfile() else None)
-                for m in tar.getmembers() if m.name not in (".", "./")}
+        return {m.name.lstrip("./"): content(tar, m) for m in tar.getmembers() if m.name not in (".", "./")}
 
 
 def test_t_records_output_status_and_time_and_pack_archives_them():
@@ -197,6 +204,31 @@ def test_dc_ncu_bytes_asks_ncu_for_the_byte_counters_of_the_kernels_named_with_t
         assert files["nb-vW.txt"] == (f"[{vendor}] --clock-control none --metrics {metrics} -k regex:ce_fwd_stash "
                                       f"{tail} ce --dtype f32\n"), files["nb-vW.txt"]
         assert [l.split(" rc ")[0] for l in files["times.txt"].splitlines()] == ["nb-base", "nb-vW"]
+
+
+def test_dc_ncu_gaps_profiles_the_cases_then_tabulates_the_details_and_gzips_them():
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
+        # A stand-in ncu that says what it was given (and, importing, which report), and a
+        # stand-in stall table that says which file it read.
+        fake = os.path.join(work, "fakebin")
+        os.makedirs(fake)
+        with open(os.path.join(fake, "ncu"), "w") as f:
+            f.write("#!/bin/sh\necho \"ncu $*\"\n")
+        os.chmod(os.path.join(fake, "ncu"), 0o755)
+        os.makedirs(os.path.join(work, "bench"))
+        with open(os.path.join(work, "bench", "ncu_stall_table.py"), "w") as f:
+            f.write("import sys\nprint('table of', open(sys.argv[1]).read().strip())\n")
+        proc = call(f"export PATH={fake}:$PATH\ndc_ncu_gaps gaps rope_f32,embedding_bf16", work, out)
+        assert proc.returncode == 0, proc.stderr
+        files = archive(out)
+        assert files["gaps.txt"] == ("ncu --profile-from-start off --clock-control none --set full --export "
+                                     "/tmp/gaps python3 bench/placement_probe.py --profile --ops "
+                                     "rope_f32,embedding_bf16\n"), files["gaps.txt"]
+        assert "gaps-details.txt" not in files, sorted(files)
+        details = "ncu --import /tmp/gaps.ncu-rep --page details --print-details all"
+        assert gzip.decompress(files["gaps-details.txt.gz"]).decode() == details + "\n"
+        assert files["gaps-stalls.txt"] == f"table of {details}\n", files["gaps-stalls.txt"]
+        assert [l.split(" rc ")[0] for l in files["times.txt"].splitlines()] == ["gaps", "gaps-details", "gaps-stalls"]
 
 
 if __name__ == "__main__":
