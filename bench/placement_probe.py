@@ -4,7 +4,9 @@ that separate opkit from a peer on some ops (rope forward, the bf16 softmax back
 embedding forward against torch.compile; the bf16 rms_norm and softmax forwards against
 Liger-Kernel; the bf16 swiglu forward against torch.compile; the bf16 softmax backward at
 4096x16384 and the fp32 layer_norm forward against Liger-Kernel, the fp32 rms_norm forward
-against torch.compile)?
+against torch.compile; since the thirty-fifth session, for --profile, the fp32 swiglu
+backward against torch.compile, the bf16 rms_norm forward at 32768x4096 and the fp32
+softmax backward at 4096x16384 against Liger-Kernel, the fp32 embedding forward)?
 
 bench/gpu_compare.py gives opkit an output from torch.empty_like at set-up, while a
 compiled function's output comes from the caching allocator at each call, so the two
@@ -134,6 +136,28 @@ def swiglu_fwd_case(dt):  # 0.996x compile at 32768x4096
     return a, (lambda out: opkit.swiglu_forward(a, b, out)), (lambda: c(a, b))
 
 
+def swiglu_bwd_case(dt):  # fp32 0.99x compile at 8192x8192, short in every round
+    dy, a, b = rnd(8192, 8192, dtype=dt), rnd(8192, 8192, dtype=dt), rnd(8192, 8192, dtype=dt)
+    db = torch.empty_like(a)
+
+    def sw_bwd(dy, a, b):  # gpu_compare.py's explicit backward
+        af = a.float()
+        s = torch.sigmoid(af)
+        return (dy.float() * b.float() * s * (1 + af * (1 - s))).to(a.dtype), (dy.float() * af * s).to(a.dtype)
+
+    c = torch.compile(sw_bwd)
+    return a, (lambda out: opkit.swiglu_backward(dy, a, b, out, db)), (lambda: c(dy, a, b)[0])
+
+
+def rms_fwd_rows4096_case(dt):  # bf16 0.99x Liger at 32768x4096, short in every round
+    R, N = 32768, 4096
+    x, w = rnd(R, N, dtype=dt), rnd(N, dtype=dt)
+    rstd = torch.empty(R, device="cuda", dtype=torch.float32)
+    rms = liger()[0]
+    return x, (lambda out: opkit.rms_norm_forward(x, w, 1e-6, 0.0, out, rstd)), \
+        (lambda: rms.apply(x, w, 1e-6, 0.0, "llama", True))
+
+
 CASES = {
     "rope_f32": lambda: rope_case(torch.float32),
     "rope_bf16": lambda: rope_case(torch.bfloat16),
@@ -145,6 +169,10 @@ CASES = {
     "softmax_bwd_wide_bf16": lambda: softmax_bwd_wide_case(torch.bfloat16),
     "ln_fwd_f32": lambda: ln_fwd_case(torch.float32),
     "rms_fwd_compile_f32": lambda: rms_fwd_compile_case(torch.float32),
+    "swiglu_bwd_f32": lambda: swiglu_bwd_case(torch.float32),
+    "rms_fwd_rows4096_bf16": lambda: rms_fwd_rows4096_case(torch.bfloat16),
+    "softmax_bwd_wide_f32": lambda: softmax_bwd_wide_case(torch.float32),
+    "embedding_f32": lambda: embedding_case(torch.float32),
 }
 
 
