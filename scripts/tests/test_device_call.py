@@ -54,6 +54,17 @@ def test_t_records_output_status_and_time_and_pack_archives_them():
         assert proc.stdout.splitlines() == times  # t also prints each line
 
 
+def stand_in_ncu(work, body):
+    """A directory under `work` (to put first on PATH) holding an `ncu` shell script that
+    runs `body`."""
+    fake = os.path.join(work, "fakebin")
+    os.makedirs(fake)
+    with open(os.path.join(fake, "ncu"), "w") as f:
+        f.write(f"#!/bin/sh\n{body}\n")
+    os.chmod(os.path.join(fake, "ncu"), 0o755)
+    return fake
+
+
 def stand_in_gpu_compare(work, written):
     """bench/gpu_compare.py under `work`: writes the Python expression `written` (over its
     arguments before --out, `a`) where --out says."""
@@ -186,11 +197,7 @@ def test_dc_cuda_tests_runs_the_cuda_tests_alone_with_the_variant():
 def test_dc_ncu_bytes_asks_ncu_for_the_byte_counters_of_the_kernels_named_with_the_variant():
     with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
         # A stand-in ncu first on PATH that says what it was given and which vendor it had.
-        fake = os.path.join(work, "fakebin")
-        os.makedirs(fake)
-        with open(os.path.join(fake, "ncu"), "w") as f:
-            f.write("#!/bin/sh\necho \"[$OPKIT_VENDOR_PATH] $*\"\n")
-        os.chmod(os.path.join(fake, "ncu"), 0o755)
+        fake = stand_in_ncu(work, 'echo "[$OPKIT_VENDOR_PATH] $*"')
         proc = call(f"export PATH={fake}:$PATH\ndc_ncu_bytes nb-base base _bwd_stash_ norms bf16\n"
                     "dc_ncu_bytes nb-vW W ce_fwd_stash ce f32\npack", work, out)
         assert proc.returncode == 0, proc.stderr
@@ -210,11 +217,7 @@ def test_dc_ncu_gaps_profiles_the_cases_then_tabulates_the_details_and_gzips_the
     with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
         # A stand-in ncu that says what it was given (and, importing, which report), and a
         # stand-in stall table that says which file it read.
-        fake = os.path.join(work, "fakebin")
-        os.makedirs(fake)
-        with open(os.path.join(fake, "ncu"), "w") as f:
-            f.write("#!/bin/sh\necho \"ncu $*\"\n")
-        os.chmod(os.path.join(fake, "ncu"), 0o755)
+        fake = stand_in_ncu(work, 'echo "ncu $*"')
         os.makedirs(os.path.join(work, "bench"))
         with open(os.path.join(work, "bench", "ncu_stall_table.py"), "w") as f:
             f.write("import sys\nprint('table of', open(sys.argv[1]).read().strip())\n")
