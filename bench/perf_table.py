@@ -153,6 +153,12 @@ def merged(docs):
     return {"info": docs[0]["info"], "rows": list(rows.values())}
 
 
+def step_label(name):
+    """A training step's name in the summary: "(fwd+bwd)" added, but for cross-entropy's
+    forward that writes dlogits, which is the step itself."""
+    return name if "dlogits" in name else name + " (fwd+bwd)"
+
+
 def only_dtype(doc, dtype):
     """doc with the rows of one dtype (all of them for None)."""
     if dtype is None:
@@ -171,7 +177,7 @@ def summary_rows(doc):
         entries.append((r["op"], r["dtype"], r["shape"], r.get("frac_copy_bw"),
                         ratio(t["compile"], t["opkit"]), ratio(t["liger"], t["opkit"])))
     for name, shape, dtype, t, frac, _ in steps(doc):
-        step = name if "dlogits" in name else name + " (fwd+bwd)"  # that forward is the step
+        step = step_label(name)
         entries.append((step, dtype, shape, frac, ratio(t["compile"], t["opkit"]), ratio(t["liger"], t["opkit"])))
     worst = {}
     for name, dtype, shape, *vals in entries:
@@ -212,7 +218,7 @@ def summary_ranges(doc):
         if r["op"] != "matmul":
             out[(r["op"], r["dtype"], r["shape"])] = round_ranges([r], run_bw)
     for name, shape, dtype, parts in _step_parts(doc):
-        step = name if "dlogits" in name else name + " (fwd+bwd)"
+        step = step_label(name)
         out[(step, dtype, shape)] = round_ranges(parts, run_bw)
     return out
 
