@@ -333,23 +333,23 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         REQUIRE(ls.size() == 2);
         CHECK(ls[1].name == "opk_ce_loss_sum");
     }
-    SECTION("rope on q and k: one launch, q's blocks then k's, as wide as the wider part") {
-        // f32, D = 128: 16 lanes over a half's packs. q's 32 heads: 8 groups, one position
-        // a block of 128 threads, 6 blocks; k's 3 heads: one group, 6 positions in one block
-        // of 96 threads. Together 7 blocks of 128 threads, one launch.
+    SECTION("rope on q and k: one launch, q's blocks then k's, dense or heads-in-flight") {
+        // f32, D = 128: 32 packs a head. Both dense: opk_rope_qk_dense, two packs a thread
+        // in 128-thread blocks over every 16-byte pack (q: 2 x 3 x 32 heads x 32 packs =
+        // 6144, 24 blocks; k: 576, 3), q's blocks then k's.
         RocmTensor q({2, 3, 32, 128}, kF32), k({2, 3, 3, 128}, kF32), cs({3, 128}, kF32), sn({3, 128}, kF32);
         std::vector<Launch> ls = launches_of(
             [&] { return opkit_rope_qk_forward(q.get(), k.get(), cs.get(), sn.get(), q.get(), k.get(), nullptr); });
         REQUIRE(ls.size() == 1);
-        CHECK(ls[0].name == "opk_rope_qk_f32");
-        CHECK(ls[0].grid == 7);
+        CHECK(ls[0].name == "opk_rope_qk_dense_f32");
+        CHECK(ls[0].grid == 27);
         CHECK(ls[0].block == 128);
         ls = launches_of(
             [&] { return opkit_rope_qk_backward(q.get(), k.get(), cs.get(), sn.get(), q.get(), k.get(), nullptr); });
         REQUIRE(ls.size() == 1);
-        CHECK(ls[0].name == "opk_rope_qk_f32");
-        // Each alone, dense: opk_rope_dense, two packs a thread in 128-thread blocks over
-        // every 16-byte pack (q: 2 x 3 x 32 heads x 32 packs = 6144, 24 blocks; k: 576, 3).
+        CHECK(ls[0].name == "opk_rope_qk_dense_f32");
+        CHECK(ls[0].grid == 27);
+        // Each alone, dense: opk_rope_dense with the same blocks.
         Launch l = first_launch_of([&] { return opkit_rope_forward(q.get(), cs.get(), sn.get(), q.get(), nullptr); });
         CHECK(l.name == "opk_rope_dense_f32");
         CHECK(l.grid == 24);
@@ -357,10 +357,26 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         l = first_launch_of([&] { return opkit_rope_backward(k.get(), cs.get(), sn.get(), k.get(), nullptr); });
         CHECK(l.name == "opk_rope_dense_f32");
         CHECK(l.grid == 3);
-        // Each alone, not dense ([B,H,T,D] storage): the heads-in-flight kernel, planned as
-        // its part of the q+k launch.
-        q.strided({3 * 32 * 128, 128, 3 * 128, 1});
+        // k not dense ([B,H,T,D] storage), q dense: the pair takes the heads-in-flight
+        // kernel, 16 lanes over a half's packs. q's 32 heads: 8 groups, one position a block
+        // of 128 threads, 6 blocks; k's 3 heads: one group, 6 positions in one block of 96
+        // threads. Together 7 blocks of 128 threads, one launch.
         k.strided({3 * 3 * 128, 128, 3 * 128, 1});
+        ls = launches_of(
+            [&] { return opkit_rope_qk_forward(q.get(), k.get(), cs.get(), sn.get(), q.get(), k.get(), nullptr); });
+        REQUIRE(ls.size() == 1);
+        CHECK(ls[0].name == "opk_rope_qk_f32");
+        CHECK(ls[0].grid == 7);
+        CHECK(ls[0].block == 128);
+        // Neither dense: the same.
+        q.strided({3 * 32 * 128, 128, 3 * 128, 1});
+        ls = launches_of(
+            [&] { return opkit_rope_qk_backward(q.get(), k.get(), cs.get(), sn.get(), q.get(), k.get(), nullptr); });
+        REQUIRE(ls.size() == 1);
+        CHECK(ls[0].name == "opk_rope_qk_f32");
+        CHECK(ls[0].grid == 7);
+        // Each alone, not dense: the heads-in-flight kernel, planned as its part of the
+        // q+k launch.
         l = first_launch_of([&] { return opkit_rope_forward(q.get(), cs.get(), sn.get(), q.get(), nullptr); });
         CHECK(l.name == "opk_rope_f32");
         CHECK(l.grid == 6);

@@ -267,13 +267,18 @@ OPK_DEV uint4 shuffle_xor(const uint4& v, int lane_mask) {
 // written, by its own thread; its partner's x arrives by the shuffle, read before.
 //   forward:  y = x cos + sign x' sin       (sign -1 on the first half, +1 on the second)
 //   backward: dx = dy cos + sign dy' sin'   (sin' the partner's; sign +1 first, -1 second)
+// cos and sin are loaded with L2's evict_last policy (CacheHint::keep, as Inductor's rope
+// loads them): every head of a position reads the same angles, and kept in L2 they are not
+// pushed out by x and y streaming past. 2.7-3.2 % of the kernel's time in both dtypes and
+// directions (H200, 4x4096x32x128; also streaming x and y, evict_first, gained nothing:
+// bench/results/2026-12-01-s36/r2, ab-rh1 / ab-rh2). Plain loads on AMD (gpu_compat.h).
 template <typename T, bool BACKWARD>
-OPK_DEV void rope_dense(const RopeArgs& a) {
+OPK_DEV void rope_dense(const RopeArgs& a, uint32_t block) {
     constexpr int P = Pack<T>::n, U = kRopeDensePacks;
     const uint32_t row_packs = uint32_t(a.D) / P, half_packs = row_packs / 2;
     const int head_shift = __ffs(int(row_packs)) - 1;
     const uint32_t total = uint32_t(a.B * a.T * a.H) * row_packs;  // < 2^31 (host)
-    const uint32_t first = blockIdx.x * blockDim.x * U + threadIdx.x;
+    const uint32_t first = block * blockDim.x * U + threadIdx.x;
     uint4 xv[U], cv[U], sv[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {  // every load before any shuffle
@@ -283,8 +288,8 @@ OPK_DEV void rope_dense(const RopeArgs& a) {
             const uint32_t c = i & (row_packs - 1), pos = (i >> head_shift) / uint32_t(a.H);
             const uint32_t b = pos / uint32_t(a.T), t = pos - b * uint32_t(a.T);
             xv[u] = *reinterpret_cast<const uint4*>(static_cast<const T*>(a.x) + int64_t(i) * P);
-            cv[u] = *reinterpret_cast<const uint4*>(static_cast<const T*>(a.cos) + b * a.cs[0] + t * a.cs[1] + c * P);
-            sv[u] = *reinterpret_cast<const uint4*>(static_cast<const T*>(a.sin) + b * a.ss[0] + t * a.ss[1] + c * P);
+            cv[u] = load16<CacheHint::keep>(static_cast<const T*>(a.cos) + b * a.cs[0] + t * a.cs[1] + c * P);
+            sv[u] = load16<CacheHint::keep>(static_cast<const T*>(a.sin) + b * a.ss[0] + t * a.ss[1] + c * P);
         }
     }
     const int partner = int(half_packs);
@@ -315,14 +320,31 @@ OPK_DEV void rope_dense(const RopeArgs& a) {
     }
 }
 
+template <typename T>
+OPK_DEV void rope_dense_any(const RopeArgs& a, uint32_t block) {
+    if (a.backward)
+        rope_dense<T, true>(a, block);
+    else
+        rope_dense<T, false>(a, block);
+}
+
 // Launched dependent, as rope_one.
 template <typename T>
 OPK_DEV void rope_dense_one(const RopeArgs& a) {
     wait_for_prior_grid();
-    if (a.backward)
-        rope_dense<T, true>(a);
+    rope_dense_any<T>(a, blockIdx.x);
+}
+
+// q's dense blocks, then k's, in one grid, as rope_qk does for the heads-in-flight kernel
+// (the host takes it where q and k are both dense rows for rope_dense). Launched dependent.
+template <typename T>
+OPK_DEV void rope_qk_dense(const RopeQkArgs& a) {
+    wait_for_prior_grid();
+    const uint32_t block = blockIdx.x;
+    if (block < uint32_t(a.q_blocks))
+        rope_dense_any<T>(a.q, block);
     else
-        rope_dense<T, false>(a);
+        rope_dense_any<T>(a.k, block - uint32_t(a.q_blocks));
 }
 
 }  // namespace
@@ -339,3 +361,6 @@ OPK_KERNEL(opk_rope_qk_bf16, 256)(const RopeQkArgs a) { rope_qk<opk_bf16>(a); }
 OPK_KERNEL(opk_rope_dense_f32, kRopeDenseThreads)(const RopeArgs a) { rope_dense_one<float>(a); }
 OPK_KERNEL(opk_rope_dense_f16, kRopeDenseThreads)(const RopeArgs a) { rope_dense_one<opk_f16>(a); }
 OPK_KERNEL(opk_rope_dense_bf16, kRopeDenseThreads)(const RopeArgs a) { rope_dense_one<opk_bf16>(a); }
+OPK_KERNEL(opk_rope_qk_dense_f32, kRopeDenseThreads)(const RopeQkArgs a) { rope_qk_dense<float>(a); }
+OPK_KERNEL(opk_rope_qk_dense_f16, kRopeDenseThreads)(const RopeQkArgs a) { rope_qk_dense<opk_f16>(a); }
+OPK_KERNEL(opk_rope_qk_dense_bf16, kRopeDenseThreads)(const RopeQkArgs a) { rope_qk_dense<opk_bf16>(a); }

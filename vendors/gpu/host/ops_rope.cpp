@@ -11,6 +11,7 @@ using namespace opkit_gpu;
 const char* const kRope[3] = OPK_DTYPE_NAMES("opk_rope");
 const char* const kRopeQk[3] = OPK_DTYPE_NAMES("opk_rope_qk");
 const char* const kRopeDense[3] = OPK_DTYPE_NAMES("opk_rope_dense");
+const char* const kRopeQkDense[3] = OPK_DTYPE_NAMES("opk_rope_qk_dense");
 
 // One tensor's part of a launch: its arguments, its blocks (0 when it has no elements)
 // and their threads.
@@ -105,7 +106,9 @@ opkit_status run_rope(const char* op, bool backward, const opkit_tensor* x, cons
                      /*dependent=*/true);
 }
 
-// q and k in one launch: q's blocks, then k's (rope.cu, rope_qk).
+// q and k in one launch: q's blocks, then k's (rope.cu) — rope_qk_dense where both are dense
+// rows for the dense kernel (bf16 q+k 0.990 / 0.987 of rope_qk's time, fwd / bwd, f32 0.984 /
+// 0.990; bench/results/2026-12-01-s36/r1, ab-rqk), rope_qk otherwise.
 opkit_status run_rope_qk(const char* op, bool backward, const opkit_tensor* q, const opkit_tensor* k,
                          const opkit_tensor* cos, const opkit_tensor* sin, opkit_tensor* q_out, opkit_tensor* k_out,
                          opkit_stream stream) {
@@ -120,6 +123,13 @@ opkit_status run_rope_qk(const char* op, bool backward, const opkit_tensor* q, c
     OPKIT_GPU_TRY(plan_rope(op, backward, k, backward ? "dk_out" : "k", cos, sin, k_out, backward ? "dk" : "k_out",
                             d, &pk));
     if (pq.blocks + pk.blocks == 0) return OPKIT_OK;
+    const int64_t es = int64_t(element_size(q));
+    const int64_t qd = pq.blocks ? dense_blocks(pq.a, es) : 0, kd = pk.blocks ? dense_blocks(pk.a, es) : 0;
+    if (qd > 0 && kd > 0) {
+        const opk::RopeQkArgs a{pq.a, pk.a, qd};
+        return launch_2d(d, Module::rope, kRopeQkDense[type], unsigned(qd + kd), 1, unsigned(opk::kRopeDenseThreads),
+                         stream, a, 0, /*dependent=*/true);
+    }
     const opk::RopeQkArgs a{pq.a, pk.a, pq.blocks};
     return launch_2d(d, Module::rope, kRopeQk[type], unsigned(pq.blocks + pk.blocks), 1,
                      unsigned(std::max(pq.threads, pk.threads)), stream, a, 0, /*dependent=*/true);
