@@ -1,4 +1,4 @@
-"""Tests of scripts/gpu-check-split.sh (gpu-check.sh as six runs side by side, so that the
+"""Tests of scripts/gpu-check-split.sh (gpu-check.sh as seven runs side by side, so that the
 whole check fits one call of the device tool) and of gpu-check.sh's OPKIT_GPU_CHECK_ONLY
 rules the split relies on. No GPU needed: the steps an expression leaves out only print
 SKIPPED, and a step that needs what this machine lacks says why.
@@ -48,7 +48,7 @@ def test_every_step_is_in_exactly_one_part():
     assert {"cuda-tests", "rocm-tests", "stash-kernels-ran", "cuda-tests-no-clusters", "pytest", "stash-memcheck",
             "stash-racecheck"} <= names, names
     split = parts()
-    assert len(split) == 6, split
+    assert len(split) == 7, split
     for name in sorted(names):
         owners = [p for p, expr in split.items() if re.search(expr, name)]
         assert len(owners) == 1, f"step {name} is in parts {owners}"
