@@ -338,19 +338,25 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         // in 128-thread blocks over every 16-byte pack (q: 2 x 3 x 32 heads x 32 packs =
         // 6144, 24 blocks; k: 576, 3), q's blocks then k's.
         RocmTensor q({2, 3, 32, 128}, kF32), k({2, 3, 3, 128}, kF32), cs({3, 128}, kF32), sn({3, 128}, kF32);
-        std::vector<Launch> ls = launches_of(
-            [&] { return opkit_rope_qk_forward(q.get(), k.get(), cs.get(), sn.get(), q.get(), k.get(), nullptr); });
-        REQUIRE(ls.size() == 1);
-        CHECK(ls[0].name == "opk_rope_qk_dense_f32");
-        CHECK(ls[0].grid == 27);
-        CHECK(ls[0].block == 128);
-        ls = launches_of(
-            [&] { return opkit_rope_qk_backward(q.get(), k.get(), cs.get(), sn.get(), q.get(), k.get(), nullptr); });
-        REQUIRE(ls.size() == 1);
-        CHECK(ls[0].name == "opk_rope_qk_dense_f32");
-        CHECK(ls[0].grid == 27);
+        // The pair's one launch (q and k rotated in place), forward or backward.
+        auto pair_launch = [&](bool backward) {
+            const std::vector<Launch> ls = launches_of([&] {
+                return backward
+                           ? opkit_rope_qk_backward(q.get(), k.get(), cs.get(), sn.get(), q.get(), k.get(), nullptr)
+                           : opkit_rope_qk_forward(q.get(), k.get(), cs.get(), sn.get(), q.get(), k.get(), nullptr);
+            });
+            REQUIRE(ls.size() == 1);
+            return ls[0];
+        };
+        Launch l = pair_launch(false);
+        CHECK(l.name == "opk_rope_qk_dense_f32");
+        CHECK(l.grid == 27);
+        CHECK(l.block == 128);
+        l = pair_launch(true);
+        CHECK(l.name == "opk_rope_qk_dense_f32");
+        CHECK(l.grid == 27);
         // Each alone, dense: opk_rope_dense with the same blocks.
-        Launch l = first_launch_of([&] { return opkit_rope_forward(q.get(), cs.get(), sn.get(), q.get(), nullptr); });
+        l = first_launch_of([&] { return opkit_rope_forward(q.get(), cs.get(), sn.get(), q.get(), nullptr); });
         CHECK(l.name == "opk_rope_dense_f32");
         CHECK(l.grid == 24);
         CHECK(l.block == 128);
@@ -362,19 +368,15 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         // of 128 threads, 6 blocks; k's 3 heads: one group, 6 positions in one block of 96
         // threads. Together 7 blocks of 128 threads, one launch.
         k.strided({3 * 3 * 128, 128, 3 * 128, 1});
-        ls = launches_of(
-            [&] { return opkit_rope_qk_forward(q.get(), k.get(), cs.get(), sn.get(), q.get(), k.get(), nullptr); });
-        REQUIRE(ls.size() == 1);
-        CHECK(ls[0].name == "opk_rope_qk_f32");
-        CHECK(ls[0].grid == 7);
-        CHECK(ls[0].block == 128);
+        l = pair_launch(false);
+        CHECK(l.name == "opk_rope_qk_f32");
+        CHECK(l.grid == 7);
+        CHECK(l.block == 128);
         // Neither dense: the same.
         q.strided({3 * 32 * 128, 128, 3 * 128, 1});
-        ls = launches_of(
-            [&] { return opkit_rope_qk_backward(q.get(), k.get(), cs.get(), sn.get(), q.get(), k.get(), nullptr); });
-        REQUIRE(ls.size() == 1);
-        CHECK(ls[0].name == "opk_rope_qk_f32");
-        CHECK(ls[0].grid == 7);
+        l = pair_launch(true);
+        CHECK(l.name == "opk_rope_qk_f32");
+        CHECK(l.grid == 7);
         // Each alone, not dense: the heads-in-flight kernel, planned as its part of the
         // q+k launch.
         l = first_launch_of([&] { return opkit_rope_forward(q.get(), cs.get(), sn.get(), q.get(), nullptr); });
