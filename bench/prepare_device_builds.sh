@@ -11,7 +11,7 @@
 #   bench/prepare_device_builds.sh variant NAME PATCH [MACRO=VALUE]
 #       PATCH applied (the files it touches must have no uncommitted change), MACRO's
 #       `#define MACRO 0` set to VALUE in those files, both GPU vendors rebuilt in build-gpu
-#       from that source and copied into build-var/stage/vNAME/, and the files restored (and
+#       from that source and copied into build-var-stage/vNAME/, and the files restored (and
 #       the vendors rebuilt as HEAD's) whatever happened. The rocm vendor is the variant's
 #       own, so that dc_tests' rocm half (HIP-over-CUDA) runs the variant's kernels too.
 #       OPKIT_PREPARE_ROCM=0: the cuda vendor alone (about half the build; for A/B timing
@@ -19,8 +19,10 @@
 #       OPKIT_PREPARE_RESTORE_BUILD=0: the files restored but the vendors not rebuilt (the
 #       next ninja does it), for a run of variants one after another.
 #   bench/prepare_device_builds.sh pack
-#       build-var/stage/ into build-var/var.tar.xz (dc_variants unpacks it into var/).
-#       Carry build-var beside build-check.
+#       build-var-stage/ into build-var/var.tar.xz (dc_variants unpacks it into var/).
+#       Carry build-var beside build-check: it holds the archive alone, because the
+#       stage's unpacked vendors (about 9 MB each) would take a call past the device tool's
+#       64 MiB carry limit (the thirty-sixth session's first calls were refused so).
 #
 # build-gpu must be configured as the workflow says (docs/gpu-runs.md):
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DOPKIT_CUDA_ARCHS=90 \
@@ -30,6 +32,7 @@ cd "$(dirname "$0")/.."
 BUILD=${OPKIT_PREPARE_BUILD:-build-gpu}
 CHECK=${OPKIT_PREPARE_CHECK:-build-check}
 VAR=${OPKIT_PREPARE_VAR:-build-var}
+STAGE=${OPKIT_PREPARE_STAGE:-build-var-stage}  # the variants before pack: not carried
 JOBS=${JOBS:-2}
 
 die() {
@@ -106,7 +109,7 @@ make_variant() {
   fi
   # shellcheck disable=SC2046
   ninja -C "$BUILD" -j"$JOBS" $(vendor_targets)
-  local dir="$VAR/stage/v$name"
+  local dir="$STAGE/v$name"
   rm -rf "$dir"
   mkdir -p "$dir"
   cp -p "$BUILD/lib/opkit/vendors/libopkit_vendor_cuda.so" "$dir/"
@@ -124,8 +127,9 @@ case ${1:-} in
     make_variant "$2" "$3" "${4:-}"
     ;;
   pack)
-    [ -d "$VAR/stage" ] || die "no variants in $VAR/stage"
-    tar cJf "$VAR/var.tar.xz" -C "$VAR/stage" .
+    [ -d "$STAGE" ] || die "no variants in $STAGE"
+    mkdir -p "$VAR"
+    tar cJf "$VAR/var.tar.xz" -C "$STAGE" .
     du -sh "$VAR/var.tar.xz"
     ;;
   *) die "usage: $0 check | variant NAME PATCH [MACRO=VALUE] | pack" ;;

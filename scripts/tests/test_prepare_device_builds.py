@@ -139,7 +139,7 @@ def test_variant_builds_the_patched_source_with_the_setting_then_restores_tree_a
         patch = write_patch(work, "int extra = 1;  // the experiment")
         proc = sh(["bench/prepare_device_builds.sh", "variant", "w4", patch, "OPK_EXP_WIDTH=4"], work, env=env)
         assert proc.returncode == 0, proc.stderr
-        stage = os.path.join(work, "build-var", "stage", "vw4")
+        stage = os.path.join(work, "build-var-stage", "vw4")
         # Both vendors built from the patched source with the setting: dc_tests' rocm half
         # runs the variant's kernels, not HEAD's.
         for vendor in ("cuda", "rocm"):
@@ -161,6 +161,8 @@ def test_variant_builds_the_patched_source_with_the_setting_then_restores_tree_a
         with tarfile.open(os.path.join(work, "build-var", "var.tar.xz")) as tar:
             names = {m.name.lstrip("./") for m in tar.getmembers()}
         assert "vw4/libopkit_vendor_cuda.so" in names and "vw4/libopkit_vendor_rocm.so" in names, names
+        # build-var is what a call carries: the archive alone, never the unpacked stage.
+        assert os.listdir(os.path.join(work, "build-var")) == ["var.tar.xz"]
 
 
 def test_variant_refuses_uncommitted_changes_and_an_undefined_macro_and_touches_nothing():
@@ -174,13 +176,13 @@ def test_variant_refuses_uncommitted_changes_and_an_undefined_macro_and_touches_
         proc = sh(["bench/prepare_device_builds.sh", "variant", "x", patch], work, env=env)
         assert proc.returncode == 2 and "uncommitted changes" in proc.stderr, proc.stderr
         assert read(kernel).endswith("// work in progress\n")  # left as it was
-        assert not os.path.exists(os.path.join(work, "build-var", "stage", "vx"))
+        assert not os.path.exists(os.path.join(work, "build-var-stage", "vx"))
 
         sh(["git", "checkout", "-q", "--", "vendors"], work)
         proc = sh(["bench/prepare_device_builds.sh", "variant", "y", patch, "OPK_EXP_NONE=3"], work, env=env)
         assert proc.returncode == 2 and "no '#define OPK_EXP_NONE 0'" in proc.stderr, proc.stderr
         assert read(kernel) == KERNEL  # the patch was undone on the way out
-        assert not os.path.exists(os.path.join(work, "build-var", "stage", "vy"))
+        assert not os.path.exists(os.path.join(work, "build-var-stage", "vy"))
 
 
 def test_variant_of_the_cuda_vendor_alone_and_without_the_restoring_build():
@@ -191,7 +193,7 @@ def test_variant_of_the_cuda_vendor_alone_and_without_the_restoring_build():
         env_cuda = dict(env, OPKIT_PREPARE_ROCM="0", OPKIT_PREPARE_RESTORE_BUILD="0")
         proc = sh(["bench/prepare_device_builds.sh", "variant", "c", patch], work, env=env_cuda)
         assert proc.returncode == 0, proc.stderr
-        stage = os.path.join(work, "build-var", "stage", "vc")
+        stage = os.path.join(work, "build-var-stage", "vc")
         assert sorted(os.listdir(stage)) == ["VARIANT.txt", "libopkit_vendor_cuda.so"]
         assert "int extra = 1;" in read(stage, "libopkit_vendor_cuda.so")
         assert "cuda vendor only" in read(stage, "VARIANT.txt")
