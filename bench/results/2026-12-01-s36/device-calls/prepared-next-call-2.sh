@@ -11,8 +11,8 @@
 #   OPKIT_PREPARE_ROCM=0 bench/prepare_device_builds.sh variant x2b bench/experiments/rms-fwd-two-packs.patch OPK_EXP_RMS_FWD_X2=2
 #   bench/prepare_device_builds.sh pack
 # rms_norm's test cases on each variant, three A/B rounds each against build-check's vendor,
-# then the better one against the peers in five rounds. Carry build-check (less its rocm
-# vendor: the 64 MiB limit), build-var, .whl. About 400 s.
+# then the better one against the peers in five rounds. Carry build-check, build-var,
+# .whl. About 400 s.
 . bench/device_call.sh r2
 dc_liger
 dc_variants
