@@ -1,7 +1,8 @@
 // Rotary position embedding, NeoX / Hugging Face rotate-half, on x [B,T,H,D] with
 // cos/sin [T,D] or [B,T,D]. Two kernels: opk_rope_dense (rope_dense, below) for one tensor
-// with dense rows whose heads fit a warp, the heads-in-flight kernel (opk_rope, and q and
-// k in one launch, opk_rope_qk) for the rest.
+// with dense rows whose heads fit a warp (q and k in one launch: opk_rope_qk_dense, where
+// both are), the heads-in-flight kernel (opk_rope, and q and k in one launch, opk_rope_qk)
+// for the rest.
 //
 // Thread mapping (RopeArgs::width / groups, chosen by the host): a block is
 // width x groups x positions threads. The `width` lanes of a group cover the 16-byte packs

@@ -1,7 +1,8 @@
 // rope forward and backward on x [B,T,H,D] (any strides; innermost 1) with cos/sin
 // [T,D] or [B,T,D], one tensor a launch (opk_rope_dense where its rows allow, else
-// opk_rope) or q and k in one (opk_rope_qk). The host picks the block shape
-// (RopeArgs::width / groups / per_block; see vendors/gpu/rope.cu).
+// opk_rope) or q and k in one (opk_rope_qk_dense where both allow it, else opk_rope_qk).
+// The host picks the block shape (RopeArgs::width / groups / per_block; see
+// vendors/gpu/rope.cu).
 #include "ops_common.h"
 
 namespace {
