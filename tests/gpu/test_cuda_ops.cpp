@@ -93,6 +93,13 @@ const std::vector<RowCase>& row_cases() {
         // floats are not exact for them (768 threads).
         {{3, 2, 16384}, {{1, 0, 2}, 0, 0}},
         {{2, 24576}, {}},
+        // The softmax backward's 2-byte rows of exactly 512 packs (4096 elements) on views of
+        // at most one outer dimension: one pack a thread (opk_softmax_bwd_one_pack_*,
+        // kBwdOnePackThreads). Dense (1500 rows above), padded but aligned here (a row
+        // stride of 4104); with permuted outer dimensions they take the exact kernel, and
+        // misaligned (above) the general one.
+        {{5, 4096}, {{}, 8, 0}},
+        {{3, 2, 4096}, {{1, 0, 2}, 0, 0}},
     };
     return cases;
 }

@@ -401,6 +401,22 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         l = first_launch_of([&] { return opkit_rope_forward(c.get(), cc.get(), cn.get(), c.get(), nullptr); });
         CHECK(l.name == "opk_rope_f32");
     }
+    SECTION("softmax backward: 2-byte rows of 512 packs at one pack a thread") {
+        RocmTensor dy({3, 4096}, kBf16), y({3, 4096}, kBf16), dx({3, 4096}, kBf16);
+        Launch l = first_launch_of([&] { return opkit_softmax_backward(dy.get(), y.get(), dx.get(), nullptr); });
+        CHECK(l.name == "opk_softmax_bwd_one_pack_bf16");
+        CHECK(l.block == 512);
+        CHECK(l.grid == 3);  // one block a row
+        // Misaligned rows are not whole packs: the general kernel.
+        RocmTensor dym({3, 4096}, kBf16, 1), ym({3, 4096}, kBf16, 1), dxm({3, 4096}, kBf16, 1);
+        l = first_launch_of([&] { return opkit_softmax_backward(dym.get(), ym.get(), dxm.get(), nullptr); });
+        CHECK(l.name == "opk_softmax_bwd_bf16_c1");
+        // fp32 rows of 4096 are 1024 packs: the exact kernel at four packs a thread.
+        RocmTensor dyf({3, 4096}, kF32), yf({3, 4096}, kF32), dxf({3, 4096}, kF32);
+        l = first_launch_of([&] { return opkit_softmax_backward(dyf.get(), yf.get(), dxf.get(), nullptr); });
+        CHECK(l.name == "opk_softmax_bwd_exact_f32");
+        CHECK(l.block == 256);
+    }
     SECTION("softmax backward: the exact and eight-pack kernels") {
         RocmTensor dy({2, 16384}, kBf16), y({2, 16384}, kBf16), dx({2, 16384}, kBf16);
         Launch l = first_launch_of([&] { return opkit_softmax_backward(dy.get(), y.get(), dx.get(), nullptr); });

@@ -327,6 +327,18 @@ constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2, 2}, {0, 1, 2, 2}, {0, 1, 0, 
 constexpr RowConfig kRowConfigsBwdExact[3] = {{32, 4, 2, 2}, {0, 1, 4, 2}, {0, 1, 0, 0}};
 constexpr RowConfig kRowConfigsBwdWide16[3] = {{32, 4, 2, 2}, {0, 1, 8, 8, 512}, {0, 1, 0, 0}};
 constexpr int64_t kBwdWideMinPacks = 2048;
+// 2-byte rows of exactly kBwdOnePackThreads packs (4096 elements) on views of at most one
+// outer dimension: opk_softmax_bwd_one_pack_<dtype>, one pack of dy and y a thread in
+// blocks of that many threads, kBwdOnePackResident threads an SM (32 registers), as
+// Inductor's backward runs (2048 resident at 24 registers; Nsight Compute had it 2-3 %
+// ahead of the exact kernel at 40 registers and 1536 resident). Measured on the H200
+// (bench/experiments/softmax_backward_lean.cu, bench/results/2026-12-01-s37/r2): bf16
+// 32768x4096 0.1917-0.1930 -> 0.1887-0.1897 ms; rows of 8192 at 1024 threads no faster
+// (0.1001-0.1003 against 0.0984-0.1005), so rows of 4096 only. The library's own body at
+// one pack and 32 registers (thirty-fourth session) was 1.3x slower: its row walk and
+// bounds spill at that cap, which this kernel has neither of.
+constexpr int kBwdOnePackThreads = 512;
+constexpr int kBwdOnePackResident = 2048;
 // The norms' backward also adds into dweight/dbias sums: one pack per thread for 2-byte
 // types keeps them within the 64 registers that 1024 resident threads per SM allow
 // (measured with ptxas -v: two packs of bf16 spill).

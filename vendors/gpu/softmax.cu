@@ -132,6 +132,33 @@ OPK_DEV void softmax_backward_exact(const SoftmaxArgs& a) {
     softmax_backward_rows<T, G, C, kExactPath<G, C>>(a, smem);
 }
 
+// The backward of rows of exactly blockDim.x packs on views of at most one outer dimension
+// (kBwdOnePack in kernel_params.h says where, with its measurements): one pack of dy and y
+// a thread, one block a row, no row walk and no bounds. Register-lean so that it is built
+// for 2048 resident threads (32 registers on NVIDIA), as Inductor's kernel runs, where the
+// exact kernel holding two packs needs 40 (1536). The row's sum goes through group_sum's
+// block stage on two alternating scratches, so one barrier a row.
+template <typename T>
+OPK_DEV void softmax_backward_one_pack(const SoftmaxArgs& a) {
+    constexpr int P = Pack<T>::n;
+    __shared__ float smem[2][kReduceSlots];
+    const int64_t c = int64_t(threadIdx.x) * P;
+    int parity = 0;
+    for (int64_t r = blockIdx.x; r < a.rows; r += gridDim.x, parity ^= 1) {
+        float dy[P], y[P], dot[1] = {0.0f};
+        unpack<T, P>(load16<CacheHint::normal>(flat_row_ptr<const T>(a.a, r) + c), dy);
+        unpack<T, P>(load16<CacheHint::normal>(flat_row_ptr<const T>(a.b, r) + c), y);
+#pragma unroll
+        for (int k = 0; k < P; ++k) dot[0] += dy[k] * y[k];
+        // Fresh: the scratch was last read two rows ago, before the last row's barrier.
+        group_sum<0, 1, true>(dot, smem[parity]);
+        float out[P];
+#pragma unroll
+        for (int k = 0; k < P; ++k) out[k] = y[k] * (dy[k] - dot[0]);
+        store16<CacheHint::normal>(flat_row_ptr<T>(a.out, r) + c, pack_of<T, P>(out));
+    }
+}
+
 }  // namespace
 }  // namespace opk
 
@@ -156,6 +183,21 @@ OPK_ROW_KERNEL(opk_softmax_bwd_exact_f32, SoftmaxArgs, softmax_backward_exact, f
                            OPK_BOUNDS_NV_REGS(opk::max_block(kRowConfigsBwdExact[1]), OPK_ROW_RESIDENT_THREADS, 40))
 OPK_SOFTMAX_BWD_EXACT_16(opk_softmax_bwd_exact_f16, opk_f16)
 OPK_SOFTMAX_BWD_EXACT_16(opk_softmax_bwd_exact_bf16, opk_bf16)
+// Built for kBwdOnePackResident threads an SM in blocks of kBwdOnePackThreads (32 registers
+// on NVIDIA, no spills). AMD asks for the row family's 1024 resident threads a CU instead:
+// 2048 leave 32 VGPRs on gfx900/906, where the kernel spilled 4 (20 bytes of scratch).
+#if defined(__HIP_DEVICE_COMPILE__)
+#define OPK_SOFTMAX_BWD_ONE_PACK_RESIDENT OPK_ROW_RESIDENT_THREADS
+#else
+#define OPK_SOFTMAX_BWD_ONE_PACK_RESIDENT opk::kBwdOnePackResident
+#endif
+#define OPK_SOFTMAX_BWD_ONE_PACK(name, T)                                                                     \
+    extern "C" __global__ void OPK_BOUNDS_RESIDENT(opk::kBwdOnePackThreads, OPK_SOFTMAX_BWD_ONE_PACK_RESIDENT) \
+        name(const SoftmaxArgs a) {                                                                           \
+        softmax_backward_one_pack<T>(a);                                                                      \
+    }
+OPK_SOFTMAX_BWD_ONE_PACK(opk_softmax_bwd_one_pack_f16, opk_f16)
+OPK_SOFTMAX_BWD_ONE_PACK(opk_softmax_bwd_one_pack_bf16, opk_bf16)
 OPK_ROW_KERNEL_AT_MOST(opk_softmax_bwd_wide_f16, SoftmaxArgs, softmax_backward_exact, opk_f16,
                        kRowConfigsBwdWide16, 1, OPK_ROW_RESIDENT_THREADS, opk::max_block(kRowConfigsBwdWide16[1]))
 OPK_ROW_KERNEL_AT_MOST(opk_softmax_bwd_wide_bf16, SoftmaxArgs, softmax_backward_exact, opk_bf16,

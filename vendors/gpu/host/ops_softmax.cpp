@@ -18,6 +18,10 @@ const char* const kBwdExact[3][3] = {{"opk_softmax_bwd_f32_c0", "opk_softmax_bwd
                                      {"opk_softmax_bwd_bf16_c0", "opk_softmax_bwd_exact_bf16", "opk_softmax_bwd_bf16_c2"}};
 const char* const kBwdWide16[2][3] = {{"opk_softmax_bwd_f16_c0", "opk_softmax_bwd_wide_f16", "opk_softmax_bwd_f16_c2"},
                                       {"opk_softmax_bwd_bf16_c0", "opk_softmax_bwd_wide_bf16", "opk_softmax_bwd_bf16_c2"}};
+// 2-byte rows of exactly kBwdOnePackThreads packs (fixed_group_plan: one block of that many
+// threads a row, one pack a thread).
+const opk::FixedKernel kBwdOnePack[2][3] = {{{"opk_softmax_bwd_one_pack_f16", opk::kBwdOnePackThreads, 1}, {}, {}},
+                                            {{"opk_softmax_bwd_one_pack_bf16", opk::kBwdOnePackThreads, 1}, {}, {}}};
 
 opkit_status run_softmax(const char* op, bool backward, const opkit_tensor* a, const opkit_tensor* b,
                          opkit_tensor* out, opkit_stream stream) {
@@ -40,9 +44,14 @@ opkit_status run_softmax(const char* op, bool backward, const opkit_tensor* a, c
     const size_t es = element_size(a);
     RowPlan special;
     if (backward) {
-        // Exact rows take the exact-body kernels: 2-byte rows of kBwdWideMinPacks or more
-        // at eight packs a thread, others at kRowConfigsBwdExact's.
+        // Exact rows take the exact-body kernels: 2-byte rows of kBwdOnePackThreads packs on
+        // flat views at one pack a thread, of kBwdWideMinPacks or more at eight, others at
+        // kRowConfigsBwdExact's.
         args.exact = 1;
+        if (es == 2)
+            if (const char* k = fixed_group_plan(d, rows, n, es, kBwdOnePack[type - 1], {&args.a, &args.b, &args.out},
+                                                 &special))
+                return launch(d, Module::softmax, k, special.grid, special.block, stream, args);
         if (es == 2 && exact_plan(d, rows, n, es, opk::kRowConfigsBwdWide16, {&args.a, &args.b, &args.out}, &special,
                                   opk::kBwdWideMinPacks))
             return launch_rows(d, Module::softmax, kBwdWide16[type - 1], special, stream, args);
