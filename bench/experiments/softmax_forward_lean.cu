@@ -17,10 +17,10 @@
 #include "../../vendors/gpu/softmax.cu"
 #include "dense_rows.cuh"
 #include "fill_pattern.cuh"
+#include "max_diff.cuh"
 #include "median_time.cuh"
 
 #include <cmath>
-#include <cstring>
 
 using namespace opk;
 
@@ -88,17 +88,7 @@ __global__ void __launch_bounds__(B, Res / B) lean_fwd(const T* x, T* y, int64_t
     }
 }
 
-// The largest |a - b| over n elements, as float bits (non-negative floats order as ints).
-template <typename T>
-__global__ void max_abs_diff(const T* a, const T* b, int64_t n, unsigned* out) {
-    float m = 0.0f;
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-        m = fmaxf(m, fabsf(to_f32(a[i]) - to_f32(b[i])));
-    atomicMax(out, __float_as_uint(m));
-}
-
 static int sms;
-static unsigned* d_diff;
 
 struct Run {
     const char* dt;
@@ -109,16 +99,7 @@ struct Run {
 
 template <typename T>
 static void report(const Run& s, const char* tag, float ms, bool check) {
-    double maxd = 0.0;
-    if (check) {
-        cudaMemset(d_diff, 0, sizeof(unsigned));
-        max_abs_diff<T><<<1024, 256>>>(static_cast<const T*>(s.y), static_cast<const T*>(s.ref), s.rows * s.n, d_diff);
-        unsigned bits = 0;
-        cudaMemcpy(&bits, d_diff, sizeof bits, cudaMemcpyDeviceToHost);
-        float f;
-        std::memcpy(&f, &bits, sizeof f);
-        maxd = f;
-    }
+    const double maxd = check ? max_abs_diff<T>(s.y, s.ref, s.rows * s.n) : 0.0;
     std::printf("softmax_fwd %-5s %6lldx%-6lld %-36s %8.4f ms %7.0f GB/s  maxdiff %.2e\n", s.dt, (long long)s.rows,
                 (long long)s.n, tag, ms, s.bytes / ms / 1e6, maxd);
 }
@@ -225,7 +206,6 @@ int main() {
     cudaMalloc(&s.x, elems * 4);
     cudaMalloc(&s.y, elems * 4);
     cudaMalloc(&s.ref, elems * 4);
-    cudaMalloc(&d_diff, sizeof(unsigned));
     shapes<opk_bf16>(s);
     shapes<float>(s);
     const cudaError_t e = cudaGetLastError();
