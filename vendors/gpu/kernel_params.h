@@ -330,7 +330,7 @@ constexpr int64_t kBwdWideMinPacks = 2048;
 // 2-byte rows of exactly kBwdOnePackThreads packs (4096 elements) on views of at most one
 // outer dimension: opk_softmax_bwd_one_pack_<dtype>, one pack of dy and y a thread in
 // blocks of that many threads, kBwdOnePackResident threads an SM (32 registers), as
-// Inductor's backward runs (2048 resident at 24 registers; Nsight Compute had it 2-3 %
+// Inductor's backward runs (2048 resident at 24-27 registers; Nsight Compute had it 2-3 %
 // ahead of the exact kernel at 40 registers and 1536 resident). Measured on the H200
 // (bench/experiments/softmax_backward_lean.cu, bench/results/2026-12-01-s37/r2): bf16
 // 32768x4096 0.1917-0.1930 -> 0.1887-0.1897 ms; in the library (r3, r6: A/B, three rounds
