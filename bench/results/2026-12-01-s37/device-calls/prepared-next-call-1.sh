@@ -12,6 +12,9 @@
 #    whole against the library's fixed-group kernels); twice. bf16 512 x 1 at 2048 resident
 #    31 registers, no spills. The bf16 rms_norm forward trails Liger-Kernel by 1 % at
 #    32768x4096 in every round.
+#    bench/experiments/ln_forward_lean.cu likewise for layer_norm (fp32 forward 0.99x
+#    compile and Liger-Kernel in every round): one pack a thread 30-32 registers, no spills
+#    (the multi-pack lines hold weight and bias too and spill; they say SPILL).
 # 3. vfg = bench/experiments/softmax-bwd-fixed-g-f32.patch (OPK_EXP_SMB_FIXED_G=1: the fp32
 #    exact backward at a compile-time group, rows of 4096 / 8192; 48 registers, no spills):
 #    the softmax test case through it, three A/B rounds (the fp32 softmax backward trails
@@ -20,7 +23,7 @@
 #   bench/prepare_device_builds.sh check
 #   OPKIT_PREPARE_ROCM=0 bench/prepare_device_builds.sh variant fg bench/experiments/softmax-bwd-fixed-g-f32.patch OPK_EXP_SMB_FIXED_G=1
 #   bench/prepare_device_builds.sh pack
-# Carry build-check, build-var, .whl. About 300 s.
+# Carry build-check, build-var, .whl. About 350 s.
 . bench/device_call.sh r1
 dc_liger
 dc_variants
@@ -31,6 +34,9 @@ pack
 t nvcc-rms-lean nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o /tmp/rfl bench/experiments/rms_forward_lean.cu
 t rms-lean-1 timeout 150 /tmp/rfl
 t rms-lean-2 timeout 150 /tmp/rfl
+t nvcc-ln-lean nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o /tmp/lfl bench/experiments/ln_forward_lean.cu
+t ln-lean-1 timeout 150 /tmp/lfl
+t ln-lean-2 timeout 150 /tmp/lfl
 pack
 dc_cuda_tests fg-tests "ops: softmax*" fg
 pack
@@ -38,3 +44,4 @@ dc_ab_rounds fg fg softmax_backward f32 3
 cat $R/times.txt $R/ab-*.txt; tail -n 2 $R/*-tests.txt
 grep -h softmax_fwd $R/fwd-lean-1.txt
 grep -h rms_fwd $R/rms-lean-1.txt
+grep -h ln_fwd $R/ln-lean-1.txt
