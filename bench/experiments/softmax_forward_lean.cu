@@ -6,7 +6,7 @@
 // softmax_backward_lean.cu). These kernels are written lean: contiguous rows of exactly
 // B * C packs, compile-time shape, no bounds, the row held in registers, both reductions
 // (max, then the sum of exponentials) through a fixed-group stage (warp shuffles, the warps'
-// partials read one a lane and shuffled again) on alternating scratch. Each at R resident
+// partials read one a lane and shuffled again; lean_rows.cuh) on alternating scratch. Each at R resident
 // threads (launch bounds), one block a row. Every line is checked against the library's
 // fixed-group kernel (launched as fixed_group_plan launches it) over the whole output:
 // maxdiff is the largest absolute difference. Not part of the build:
@@ -17,25 +17,13 @@
 #include "../../vendors/gpu/softmax.cu"
 #include "dense_rows.cuh"
 #include "fill_pattern.cuh"
+#include "lean_rows.cuh"
 #include "max_diff.cuh"
 #include "median_time.cuh"
 
 #include <cmath>
 
 using namespace opk;
-
-// The fixed-group stage: each warp's value v (already reduced over its lanes) combined over
-// the W warps of the block through partials[]; every thread gets the result.
-template <int W, class Op>
-__device__ __forceinline__ float across_warps(float v, float* partials, Op op) {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    if (lane == 0) partials[warp] = v;
-    __syncthreads();
-    float r = partials[lane & (W - 1)];
-#pragma unroll
-    for (int m = W / 2; m > 0; m /= 2) r = op(r, __shfl_xor_sync(0xffffffffu, r, m));
-    return r;
-}
 
 template <typename T, int B, int C, int Res>
 __global__ void __launch_bounds__(B, Res / B) lean_fwd(const T* x, T* y, int64_t rows) {
@@ -44,8 +32,6 @@ __global__ void __launch_bounds__(B, Res / B) lean_fwd(const T* x, T* y, int64_t
     // [row parity][max, sum][warp]: a scratch is written again two reductions on, after the
     // barrier of the reduction in between.
     __shared__ float red[2][2][W];
-    auto max_op = [](float a, float b) { return fmaxf(a, b); };
-    auto add_op = [](float a, float b) { return a + b; };
     int parity = 0;
     for (int64_t r = blockIdx.x; r < rows; r += gridDim.x, parity ^= 1) {
         const uint4* xr = reinterpret_cast<const uint4*>(x + r * n) + threadIdx.x;
@@ -63,7 +49,7 @@ __global__ void __launch_bounds__(B, Res / B) lean_fwd(const T* x, T* y, int64_t
         }
 #pragma unroll
         for (int o = 16; o > 0; o /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
-        m = across_warps<W>(m, red[parity][0], max_op);
+        m = across_warps<W>(m, red[parity][0], LeanMax());
         const float base = exp_base(m);
         float s = 0.0f;
 #pragma unroll
@@ -75,7 +61,7 @@ __global__ void __launch_bounds__(B, Res / B) lean_fwd(const T* x, T* y, int64_t
         }
 #pragma unroll
         for (int o = 16; o > 0; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, o);
-        s = across_warps<W>(s, red[parity][1], add_op);
+        s = across_warps<W>(s, red[parity][1], LeanAdd());
         const float rs = 1.0f / s;
 #pragma unroll
         for (int i = 0; i < C; ++i) {
@@ -158,42 +144,18 @@ static void run_lean(Run& s) {
 }
 
 template <typename T>
-static void sweep(Run& s) {
-    // 2-byte 4096 (512 packs); fp32 2048
-    run_lean<T, 512, 1, 2048>(s);
-    run_lean<T, 256, 2, 2048>(s);
-    run_lean<T, 256, 2, 1536>(s);
-    run_lean<T, 128, 4, 1024>(s);
-    run_lean<T, 128, 4, 2048>(s);
-    // 2-byte 8192, fp32 4096 (1024 packs)
-    run_lean<T, 1024, 1, 2048>(s);
-    run_lean<T, 512, 2, 2048>(s);
-    run_lean<T, 512, 2, 1536>(s);
-    run_lean<T, 256, 4, 1024>(s);
-    run_lean<T, 256, 4, 2048>(s);
-    // 2-byte 16384, fp32 8192 (2048 packs)
-    run_lean<T, 1024, 2, 2048>(s);
-    run_lean<T, 512, 4, 1024>(s);
-    run_lean<T, 512, 4, 1536>(s);
-    run_lean<T, 256, 8, 512>(s);
-    run_lean<T, 256, 8, 1024>(s);
-    // fp32 16384 (4096 packs)
-    run_lean<T, 1024, 4, 1024>(s);
-    run_lean<T, 512, 8, 1024>(s);
-}
-
-template <typename T>
 static void shapes(Run base) {
-    const bool bf = sizeof(T) == 2;
-    for (auto [rows, n] : {std::pair<int64_t, int64_t>{32768, 4096}, {8192, 8192}, {4096, 16384}}) {
+    for (int i = 0; i < kLeanRowShapes; ++i) {
         Run s = base;
-        s.dt = bf ? "bf16" : "f32";
-        s.rows = rows;
-        s.n = n;
-        s.bytes = 2.0 * double(rows * n) * sizeof(T);
-        fill<T>(s.x, rows * n, 6.0f, 0.0f);
+        s.dt = sizeof(T) == 2 ? "bf16" : "f32";
+        s.rows = kLeanRows[i];
+        s.n = kLeanCols[i];
+        s.bytes = 2.0 * double(s.rows * s.n) * sizeof(T);
+        fill<T>(s.x, s.rows * s.n, 6.0f, 0.0f);
         run_library<T>(s);
-        sweep<T>(s);
+#define OPK_RUN_LEAN(B, C, R) run_lean<T, B, C, R>(s);
+        OPK_LEAN_SHAPES(OPK_RUN_LEAN)
+#undef OPK_RUN_LEAN
         run_library<T>(s);  // again, after the sweep: the spread between the two is the noise
     }
 }
@@ -203,9 +165,7 @@ int main() {
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
     const int64_t elems = int64_t(32768) * 4096;  // every shape has at most 2^27 elements
     Run s{};
-    cudaMalloc(&s.x, elems * 4);
-    cudaMalloc(&s.y, elems * 4);
-    cudaMalloc(&s.ref, elems * 4);
+    for (void** p : {&s.x, &s.y, &s.ref}) cudaMalloc(p, elems * 4);
     shapes<opk_bf16>(s);
     shapes<float>(s);
     const cudaError_t e = cudaGetLastError();
