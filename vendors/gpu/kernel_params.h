@@ -334,7 +334,7 @@ constexpr int64_t kBwdWideMinPacks = 2048;
 // ahead of the exact kernel at 40 registers and 1536 resident). Measured on the H200
 // (bench/experiments/softmax_backward_lean.cu, bench/results/2026-12-01-s37/r2): bf16
 // 32768x4096 0.1917-0.1930 -> 0.1887-0.1897 ms; in the library (r3, r6: A/B, three rounds
-// each) 0.997 and then, with the fixed-group sum, 0.988 more (0.1881 -> 0.1853 ms), f16
+// each) 0.997 and then, with the fixed-group sum, 0.988 more (0.1875 -> 0.1853 ms), f16
 // 0.990 and 0.996; rows of 8192 at 1024 threads no faster
 // (0.1001-0.1003 against 0.0984-0.1005), so rows of 4096 only. The library's own body at
 // one pack and 32 registers (thirty-fourth session) was 1.3x slower: its row walk and
