@@ -204,9 +204,23 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         RocmTensor x({3, 4096}, kBf16), y({3, 4096}, kBf16), w({4096}, kBf16), rstd({3}, kF32);
         Launch l = first_launch_of(
             [&] { return opkit_rms_norm_forward(x.get(), w.get(), 1e-6f, 0.0f, y.get(), rstd.get(), nullptr); });
-        CHECK(l.name == "opk_rms_fwd_fixed_bf16_g128");
-        CHECK(l.block == 128);
+        // rms_norm's exact rows read twice (OPK_RMS_TWICE_KERNELS): 2-byte 4096 at 256 x 2,
+        // 8192 at 512 x 2; rows of 16384 keep the fixed group, as layer_norm's rows do.
+        CHECK(l.name == "opk_rms_fwd_twice_bf16_g256x2");
+        CHECK(l.block == 256);
         CHECK(l.grid == 3);
+        RocmTensor b({4096}, kBf16), mean3({3}, kF32);
+        CHECK(first_launch_of([&] {
+                  return opkit_layer_norm_forward(x.get(), w.get(), b.get(), 1e-5f, y.get(), mean3.get(), rstd.get(),
+                                                  nullptr);
+              }).name == "opk_ln_fwd_fixed_bf16_g128");
+        for (int64_t n : {8192, 16384}) {
+            RocmTensor xl({3, n}, kBf16), yl({3, n}, kBf16), wl({n}, kBf16);
+            l = first_launch_of(
+                [&] { return opkit_rms_norm_forward(xl.get(), wl.get(), 1e-6f, 0.0f, yl.get(), rstd.get(), nullptr); });
+            CHECK(l.name == (n == 8192 ? "opk_rms_fwd_twice_bf16_g512x2" : "opk_rms_fwd_fixed_bf16_g512"));
+            CHECK(l.block == 512);
+        }
         // One element in: no row is 16-byte aligned, so no exact kernel.
         RocmTensor xm({3, 4096}, kBf16, 1), ym({3, 4096}, kBf16, 1);
         l = first_launch_of(
@@ -230,16 +244,17 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         l = first_launch_of([&] { return opkit_softmax_forward(xs.get(), ys.get(), nullptr); });
         CHECK(l.name == "opk_softmax_fwd_fixed_f32_g512");
         CHECK(l.block == 512);
-        // fp32 rows of 4096: 256 threads of four packs (x4) in every family; rows of 8192
-        // at eight packs in softmax and layer_norm, at 512 threads of four in rms_norm.
+        // fp32 rows of 4096: 256 threads of four packs (x4) in softmax and layer_norm, rms_norm's
+        // read twice at 512 x 2; rows of 8192 at eight packs in softmax and layer_norm, at 512
+        // threads of four in rms_norm.
         struct Fp32Pick {
             int64_t n;
             const char *softmax, *rms, *ln;
             unsigned rms_block;
         };
         for (const Fp32Pick& c :
-             {Fp32Pick{4096, "opk_softmax_fwd_fixed_f32_g256x4", "opk_rms_fwd_fixed_f32_g256x4",
-                       "opk_ln_fwd_fixed_f32_g256x4", 256},
+             {Fp32Pick{4096, "opk_softmax_fwd_fixed_f32_g256x4", "opk_rms_fwd_twice_f32_g512x2",
+                       "opk_ln_fwd_fixed_f32_g256x4", 512},
               Fp32Pick{8192, "opk_softmax_fwd_fixed_f32_g256", "opk_rms_fwd_fixed_f32_g512x4",
                        "opk_ln_fwd_fixed_f32_g256", 512}}) {
             INFO("fp32 rows of " << c.n);

@@ -341,6 +341,22 @@ constexpr int64_t kBwdWideMinPacks = 2048;
 // bounds spill at that cap, which this kernel has neither of.
 constexpr int kBwdOnePackThreads = 512;
 constexpr int kBwdOnePackResident = 2048;
+// rms_norm's forward of rows of exactly threads x chunks packs (OPK_RMS_TWICE_KERNELS,
+// below) on views of at most one outer dimension: opk_rms_fwd_twice_<dtype>_g<threads>x2,
+// one block a row that reads the row twice, as Inductor's kernels do -- the sum of squares
+// over x loaded with L2's evict_last policy, then x again (evict_first) and the weight for y
+// -- so that no register holds a row or the weight across the row's barrier; two packs a
+// thread, built for kRmsFwdTwiceResident threads an SM (28-30 registers on sm_90, no
+// spills). Measured on the H200 against the fixed-group kernels that hold the row
+// (bench/experiments/norm_forward_lean.cu's twiceH lines, three runs,
+// bench/results/2026-12-01-s38/r3), ms: bf16 32768x4096 0.1344-0.1363 -> 0.1324-0.1338 (256
+// x 2), 8192x8192 0.0724-0.0727 -> 0.0702-0.0708 (512 x 2); fp32 32768x4096 0.2588-0.2603
+// -> 0.2562-0.2580 (512 x 2). In the library (r4, gpu_compare A/B, three rounds): bf16
+// 0.987 / 0.985 (rows of 4096 / 8192), f16 0.983 / 0.982, fp32 0.986 (4096). Not taken:
+// 2-byte rows of 16384 at 512 x 4 (harness 0.987, library 1.005-1.006), fp32 rows of 8192
+// (harness 1.01) and 16384 (0.991); the same shapes holding the row ran no faster than the
+// fixed kernels (bf16 256 x 2 at 32768x4096 0.1367 against 0.1332-0.1339; s38 r1).
+constexpr int kRmsFwdTwiceResident = 2048;
 // The norms' backward also adds into dweight/dbias sums: one pack per thread for 2-byte
 // types keeps them within the 64 registers that 1024 resident threads per SM allow
 // (measured with ptxas -v: two packs of bf16 spill).
@@ -622,4 +638,13 @@ static_assert(opk::kRmsStashMaxPacks32 == int64_t(opk::kNormStashConfigs[2].thre
         {{stem "_f32_g256x4", 256, opk::kFixedChunksX4}, {stem "_f32_g512x4", 512, opk::kFixedChunksX4}, \
          {stem "_f32_g512", 512, opk::kFixedChunks}},                                                    \
             OPK_FIXED_2BYTE(stem, "f16"), OPK_FIXED_2BYTE(stem, "bf16")                                  \
+    }
+// rms_norm's forwards that read the row twice (kRmsFwdTwiceResident says where): fp32 rows
+// of 4096 at 512 x 2; 2-byte rows of 4096 and 8192 at 256 x 2 and 512 x 2.
+#define OPK_RMS_TWICE_2BYTE(stem, dt) \
+    { {stem "_" dt "_g256x2", 256, 2}, {stem "_" dt "_g512x2", 512, 2}, {nullptr, 0, 0} }
+#define OPK_RMS_TWICE_KERNELS(stem)                                                              \
+    {                                                                                            \
+        {{stem "_f32_g512x2", 512, 2}, {nullptr, 0, 0}, {nullptr, 0, 0}}, OPK_RMS_TWICE_2BYTE(stem, "f16"), \
+            OPK_RMS_TWICE_2BYTE(stem, "bf16")                                                    \
     }

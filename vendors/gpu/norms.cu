@@ -240,6 +240,53 @@ OPK_DEV void rms_forward_exact(const NormArgs& a) {
     rms_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
 }
 
+// rms_norm's forward of rows of exactly G x C packs on views of at most one outer
+// dimension (kRmsFwdTwiceResident in kernel_params.h says where, with its measurements):
+// one block a row, read twice -- the sum of squares over x loaded with L2's evict_last
+// policy, then x again (evict_first) with the weight for y -- so that nothing of the row or
+// the weight is live across the row's barrier and the kernel is built for 2048 resident
+// threads at two packs a thread. The row's sum goes through group_sum's fixed-group stage on
+// two alternating scratches (one barrier a row); its order, and so every bit of y and rstd,
+// is rms_forward_rows' at the same G and C.
+template <typename T, int G, int C>
+OPK_DEV void rms_forward_twice(const NormArgs& a) {
+    constexpr int P = Pack<T>::n;
+    constexpr int64_t n = int64_t(G) * C * P;  // the host launches rows of exactly this
+    __shared__ float smem[2][kReduceSlots];
+    const T* w = static_cast<const T*>(a.weight);
+    const int64_t lane = threadIdx.x;
+    int parity = 0;
+    for (int64_t r = blockIdx.x; r < a.rows; r += gridDim.x, parity ^= 1) {
+        const T* xr = flat_row_ptr<const T>(a.x, r);
+        T* yr = flat_row_ptr<T>(a.y, r);
+        uint4 raw[C];
+#pragma unroll
+        for (int i = 0; i < C; ++i) raw[i] = load16<CacheHint::keep>(xr + (int64_t(i) * G + lane) * P);
+        float ss[1] = {0.0f};
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            float v[P];
+            unpack<T, P>(raw[i], v);
+#pragma unroll
+            for (int k = 0; k < P; ++k) ss[0] += v[k] * v[k];
+        }
+        // Fresh: the scratch was last read two rows ago, before the last row's barrier.
+        group_sum<G, 1, true>(ss, smem[parity]);
+        const float inv = 1.0f / sqrtf(ss[0] / float(n) + a.eps);
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            const int64_t c = int64_t(i) * G + lane;
+            float v[P], wv[P], out[P];
+            unpack<T, P>(load16<CacheHint::last_use>(xr + c * P), v);
+            column_pack<T, P, true>(w, c, n, a.weight_vec, a.weight_offset, wv);
+#pragma unroll
+            for (int k = 0; k < P; ++k) out[k] = v[k] * inv * wv[k];
+            store16<CacheHint::normal>(yr + c * P, pack_of<T, P>(out));
+        }
+        if (lane == 0 && a.rstd.data) strided_set<float>(a.rstd, r, inv);
+    }
+}
+
 // A group's dweight or dbias sums. `part` is the group's fp32 partial row in global
 // memory ([groups][n]; NULL = not wanted). The sums go into a row of dynamic shared
 // memory (sized by the host) that is copied out after the group's last row, or straight
@@ -1024,6 +1071,25 @@ OPK_ROW_KERNEL_AT_MOST(opk_ln_fwd_wide_f32, NormArgs, ln_forward_exact, float, k
                        OPK_ROW_RESIDENT_THREADS, opk::kFwdWideMaxBlock)
 // The forwards of rows exact for a fixed group (FixedKernel).
 OPK_RMS_FIXED_ROW_KERNELS(opk_rms_fwd_fixed, NormArgs, rms_forward_exact)
+// rms_norm's forwards that read the row twice (OPK_RMS_TWICE_KERNELS names them): built for
+// kRmsFwdTwiceResident threads an SM on NVIDIA (28-30 registers, no spills); on AMD for the
+// row family's 1024 a CU (2048 would leave gfx900/906 32 VGPRs, where softmax's one-pack
+// backward spilled).
+#if defined(__HIP_DEVICE_COMPILE__)
+#define OPK_RMS_TWICE_RESIDENT OPK_ROW_RESIDENT_THREADS
+#else
+#define OPK_RMS_TWICE_RESIDENT opk::kRmsFwdTwiceResident
+#endif
+#define OPK_RMS_TWICE_KERNEL(name, T, G)                                                              \
+    extern "C" __global__ void OPK_BOUNDS_RESIDENT(G, OPK_RMS_TWICE_RESIDENT) name(const NormArgs a) { \
+        opk::assume_flat_rows(a);                                                                     \
+        rms_forward_twice<T, G, 2>(a);                                                                \
+    }
+OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_f32_g512x2, float, 512)
+OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_f16_g256x2, opk_f16, 256)
+OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_f16_g512x2, opk_f16, 512)
+OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_bf16_g256x2, opk_bf16, 256)
+OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_bf16_g512x2, opk_bf16, 512)
 OPK_FIXED_ROW_KERNELS(opk_ln_fwd_fixed, NormArgs, ln_forward_exact)
 // layer_norm's backward: 2-byte types take their own configs (kRowConfigsLnBwd16 says why).
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f32, NormArgs, ln_backward, float, kRowConfigsNormBwd, OPK_ROW_RESIDENT_THREADS_WIDE)

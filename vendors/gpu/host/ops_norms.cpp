@@ -42,6 +42,9 @@ const char* const kLnFwdWide[3] = {"opk_ln_fwd_f32_c0", "opk_ln_fwd_wide_f32", "
 // Rows exact for a fixed group (fixed_group_plan).
 const opk::FixedKernel kRmsFwdFixed[3][3] = OPK_RMS_FIXED_KERNELS("opk_rms_fwd_fixed");
 const opk::FixedKernel kLnFwdFixed[3][3] = OPK_FIXED_KERNELS("opk_ln_fwd_fixed");
+// rms_norm's rows exact for a kernel that reads them twice (kRmsFwdTwiceResident says which:
+// fp32 rows of 4096, 2-byte rows of 4096 and 8192), ahead of kRmsFwdFixed.
+const opk::FixedKernel kRmsFwdTwice[3][3] = OPK_RMS_TWICE_KERNELS("opk_rms_fwd_twice");
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
 const char* const kColumnSum4[3] = OPK_DTYPE_NAMES("opk_column_sum4");
 // The backwards with the rows stashed in shared memory: [dtype][config][exact].
@@ -161,6 +164,9 @@ opkit_status forward(const char* op, bool layer, const opkit_tensor* x, const op
     // misaligned weight or bias takes the general kernels.
     const bool columns_aligned = (!weight || a.weight_vec) && (!bias || a.bias_vec);
     if (columns_aligned) {
+        if (!layer)
+            if (const char* k = fixed_group_plan(d, rows, n, element_size(x), kRmsFwdTwice[type], {&a.x, &a.y}, &special))
+                return launch(d, Module::norms, k, special.grid, special.block, stream, a);
         if (const char* k = fixed_group_plan(d, rows, n, element_size(x),
                                              (layer ? kLnFwdFixed : kRmsFwdFixed)[type], {&a.x, &a.y}, &special))
             return launch(d, Module::norms, k, special.grid, special.block, stream, a);
