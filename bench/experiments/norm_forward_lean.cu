@@ -13,7 +13,11 @@
 // scratch; rstd (and mean) written a row. Each at R resident threads, one block a row or a
 // persistent grid of the blocks that fit. Every line is checked against the library's
 // fixed-group kernel (launched as fixed_group_plan launches it) over y, mean and rstd
-// whole: maxdiff is the largest absolute difference. Lines that spill say SPILL (the
+// whole: maxdiff is the largest absolute difference. twiceH lines (thirty-eighth session):
+// Inductor's way, which holds no row across a barrier: x read with L2 evict_last for the
+// statistics (rms_norm's sum of squares; layer_norm's per-thread exact moments merged
+// pairwise in one reduction), then read again (evict_first) with the weight (and bias) a
+// row for y. Lines that spill say SPILL (the
 // multi-pack layer_norm ones hold weight and bias too). Not part of the build:
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o norm_forward_lean \
@@ -32,7 +36,7 @@ using namespace opk;
 
 enum Norm { kRms, kLn };
 
-template <typename T, int Op, int B, int C, int Res>
+template <typename T, int Op, int B, int C, int Res, bool Twice = false>
 __global__ void __launch_bounds__(B, Res / B) lean_norm(const T* x, const T* w, const T* bias, T* y, float* mean,
                                                         float* rstd, float eps, int64_t rows) {
     constexpr int P = Pack<T>::n, W = B / 32;
@@ -44,8 +48,8 @@ __global__ void __launch_bounds__(B, Res / B) lean_norm(const T* x, const T* w, 
     uint4 wraw[C], braw[Op == kLn ? C : 1];
 #pragma unroll
     for (int i = 0; i < C; ++i) {
-        wraw[i] = reinterpret_cast<const uint4*>(w)[threadIdx.x + i * B];
-        if constexpr (Op == kLn) braw[i] = reinterpret_cast<const uint4*>(bias)[threadIdx.x + i * B];
+        if (!Twice) wraw[i] = reinterpret_cast<const uint4*>(w)[threadIdx.x + i * B];
+        if constexpr (Op == kLn && !Twice) braw[i] = reinterpret_cast<const uint4*>(bias)[threadIdx.x + i * B];
     }
     // This thread's sum of f(v) over its packs, reduced over the block.
     auto block_sum = [&](const uint4(&raw)[C], float* partials, auto f) {
@@ -67,9 +71,53 @@ __global__ void __launch_bounds__(B, Res / B) lean_norm(const T* x, const T* w, 
         uint4* yr = reinterpret_cast<uint4*>(y + r * n) + threadIdx.x;
         uint4 raw[C];
 #pragma unroll
-        for (int i = 0; i < C; ++i) raw[i] = xr[i * B];
+        for (int i = 0; i < C; ++i) raw[i] = Twice ? load16<CacheHint::keep>(xr + i * B) : xr[i * B];
         float mu = 0.0f, var;
-        if constexpr (Op == kLn) {
+        if constexpr (Twice && Op == kLn) {
+            // Each thread's exact moments of its packs (two passes over its registers), then
+            // merged pairwise (Chan et al.) over the warp and across the warps: one barrier,
+            // and the row is dead before it.
+            constexpr float own = float(C * P);
+            float sum = 0.0f, m2 = 0.0f;
+#pragma unroll
+            for (int i = 0; i < C; ++i) {
+                float v[P];
+                unpack<T, P>(raw[i], v);
+#pragma unroll
+                for (int k = 0; k < P; ++k) sum += v[k];
+            }
+            float cnt = own, tm = sum / own;
+#pragma unroll
+            for (int i = 0; i < C; ++i) {
+                float v[P];
+                unpack<T, P>(raw[i], v);
+#pragma unroll
+                for (int k = 0; k < P; ++k) m2 += (v[k] - tm) * (v[k] - tm);
+            }
+#pragma unroll
+            for (int o = 1; o < 32; o *= 2) {
+                const float nb = __shfl_xor_sync(0xffffffffu, cnt, o), mb = __shfl_xor_sync(0xffffffffu, tm, o),
+                            m2b = __shfl_xor_sync(0xffffffffu, m2, o);
+                merge_moments(cnt, tm, m2, nb, mb, m2b);
+            }
+            const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+            if (lane == 0) {
+                red[parity][0][warp] = tm;
+                red[parity][1][warp] = m2;
+            }
+            __syncthreads();
+            cnt = own * 32.0f;
+            tm = red[parity][0][lane & (W - 1)];
+            m2 = red[parity][1][lane & (W - 1)];
+#pragma unroll
+            for (int o = 1; o < W; o *= 2) {
+                const float nb = __shfl_xor_sync(0xffffffffu, cnt, o), mb = __shfl_xor_sync(0xffffffffu, tm, o),
+                            m2b = __shfl_xor_sync(0xffffffffu, m2, o);
+                merge_moments(cnt, tm, m2, nb, mb, m2b);
+            }
+            mu = tm;
+            var = m2 * inv_n;
+        } else if constexpr (Op == kLn) {
             mu = block_sum(raw, red[parity][0], [](float v) { return v; }) * inv_n;
             var = block_sum(raw, red[parity][1], [mu](float v) { return (v - mu) * (v - mu); }) * inv_n;
         } else {
@@ -83,11 +131,13 @@ __global__ void __launch_bounds__(B, Res / B) lean_norm(const T* x, const T* w, 
 #pragma unroll
         for (int i = 0; i < C; ++i) {
             float v[P], wv[P];
-            unpack<T, P>(raw[i], v);
-            unpack<T, P>(wraw[i], wv);
+            unpack<T, P>(Twice ? load16<CacheHint::last_use>(xr + i * B) : raw[i], v);
+            // Twice: the weight too is read a row (from L1), as Inductor's kernels do, so
+            // that a thread holds no row and no weight across the barrier.
+            unpack<T, P>(Twice ? reinterpret_cast<const uint4*>(w)[threadIdx.x + i * B] : wraw[i], wv);
             if constexpr (Op == kLn) {
                 float bv[P];
-                unpack<T, P>(braw[i], bv);
+                unpack<T, P>(Twice ? reinterpret_cast<const uint4*>(bias)[threadIdx.x + i * B] : braw[i], bv);
 #pragma unroll
                 for (int k = 0; k < P; ++k) v[k] = fmaf((v[k] - mu) * inv, wv[k], bv[k]);
             } else {
@@ -170,11 +220,11 @@ static void run_library(Run& s) {
     report<T>(s, tag, ms, false);
 }
 
-template <typename T, int Op, int B, int C, int Res>
+template <typename T, int Op, int B, int C, int Res, bool Twice = false>
 static void run_lean(Run& s) {
     constexpr int P = Pack<T>::n;
     if (s.op != Op || s.n != int64_t(B) * C * P) return;
-    auto k = lean_norm<T, Op, B, C, Res>;
+    auto k = lean_norm<T, Op, B, C, Res, Twice>;
     int per_sm = 0;
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, 0);
     cudaFuncAttributes attr{};
@@ -189,7 +239,8 @@ static void run_lean(Run& s) {
         float *mean = static_cast<float*>(s.mean), *rstd = static_cast<float*>(s.rstd);
         const float ms = median_ms([&] { k<<<grid, B>>>(x, w, b, y, mean, rstd, 1e-5f, s.rows); });
         char tag[80];
-        std::snprintf(tag, sizeof tag, "lean B%d C%d R%d %dreg%s %dblk %s", B, C, Res, attr.numRegs,
+        std::snprintf(tag, sizeof tag, "%s B%d C%d R%d %dreg%s %dblk %s", Twice ? "twiceH" : "lean", B, C, Res,
+                      attr.numRegs,
                       attr.localSizeBytes ? " SPILL" : "", per_sm, fit ? "fit" : "all");
         report<T>(s, tag, ms, true);
     }
@@ -209,9 +260,11 @@ static void shapes(Run base) {
             fill<T>(s.w, s.n, 0.5f, 1.0f);
             fill<T>(s.b, s.n, 0.25f, 0.0f);
             run_library<T>(s);
-#define OPK_RUN_LEAN(B, C, R)         \
-    run_lean<T, kRms, B, C, R>(s); \
-    run_lean<T, kLn, B, C, R>(s);
+#define OPK_RUN_LEAN(B, C, R)            \
+    run_lean<T, kRms, B, C, R>(s);       \
+    run_lean<T, kRms, B, C, R, true>(s); \
+    run_lean<T, kLn, B, C, R>(s);        \
+    run_lean<T, kLn, B, C, R, true>(s);
             OPK_LEAN_SHAPES(OPK_RUN_LEAN)
 #undef OPK_RUN_LEAN
             run_library<T>(s);  // again, after the sweep: the spread between the two is the noise
