@@ -357,6 +357,18 @@ constexpr int kBwdOnePackResident = 2048;
 // (harness 1.01) and 16384 (0.991); the same shapes holding the row ran no faster than the
 // fixed kernels (bf16 256 x 2 at 32768x4096 0.1367 against 0.1332-0.1339; s38 r1).
 constexpr int kRmsFwdTwiceResident = 2048;
+// layer_norm's fp32 forward of rows of exactly 2048 packs (8192 floats) on views of at most
+// one outer dimension: opk_ln_fwd_params_f32_g512x4 (OPK_LN_PARAMS_KERNELS, below; ln_forward_params
+// in norms.cu), 512 threads of four packs that load their weight and bias packs beside x at
+// the row's start, so the output pass waits on no load (the fixed kernel, 256 x 8, reads
+// each weight and bias pack as it writes y, with nothing ahead at eight packs a thread).
+// Measured on the H200 in bench/experiments/norm_forward_lean.cu, whose held lines load
+// weight and bias so (bench/results/2026-12-01-s38/r1, r5): 512 x 4 at 64 registers
+// 0.1329-0.1333 ms against the fixed kernel's 0.1367-0.1384 at 8192x8192 (the fixed groups'
+// own body at 512 x 4 had measured 1.005 of 256 x 8 in the fifteenth session). In the
+// library (r9, gpu_compare A/B, three rounds): 0.1345-0.1348 -> 0.1323-0.1325 ms (0.982);
+// the other fp32 layer_norm rows, which do not take it, 1.000-1.001. AMD builds it for 512
+// resident threads a CU (norms.cu says why).
 // The norms' backward also adds into dweight/dbias sums: one pack per thread for 2-byte
 // types keeps them within the 64 registers that 1024 resident threads per SM allow
 // (measured with ptxas -v: two packs of bf16 spill).
@@ -638,6 +650,12 @@ static_assert(opk::kRmsStashMaxPacks32 == int64_t(opk::kNormStashConfigs[2].thre
         {{stem "_f32_g256x4", 256, opk::kFixedChunksX4}, {stem "_f32_g512x4", 512, opk::kFixedChunksX4}, \
          {stem "_f32_g512", 512, opk::kFixedChunks}},                                                    \
             OPK_FIXED_2BYTE(stem, "f16"), OPK_FIXED_2BYTE(stem, "bf16")                                  \
+    }
+// layer_norm's forward with weight and bias loaded beside x: [dtype][i] (fp32 rows of 8192).
+#define OPK_LN_PARAMS_KERNELS(stem)                                                          \
+    {                                                                                        \
+        {{nullptr, 0, 0}, {stem "_f32_g512x4", 512, 4}, {nullptr, 0, 0}},                    \
+            {{nullptr, 0, 0}, {nullptr, 0, 0}, {nullptr, 0, 0}}, {{nullptr, 0, 0}, {nullptr, 0, 0}, {nullptr, 0, 0}} \
     }
 // rms_norm's forwards that read the row twice (kRmsFwdTwiceResident says where): fp32 rows
 // of 4096 at 512 x 2; 2-byte rows of 4096 and 8192 at 256 x 2 and 512 x 2.

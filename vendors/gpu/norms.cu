@@ -591,6 +591,81 @@ OPK_DEV void ln_forward_exact(const NormArgs& a) {
     ln_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
 }
 
+// layer_norm's forward of rows of exactly G x C packs on views of at most one outer
+// dimension with the row's weight and bias packs loaded beside x at the row's start
+// (OPK_LN_PARAMS_KERNELS in kernel_params.h says where, with its measurements): the output pass then
+// waits on no load, where ln_forward_rows' reads each weight and bias pack as it writes y.
+// mean, then the squared deviations about it, each through group_sum's fixed-group stage on
+// two alternating scratches (one barrier a reduction); y as ln_forward_rows computes it.
+template <typename T, int G, int C>
+OPK_DEV void ln_forward_params(const NormArgs& a) {
+    constexpr int P = Pack<T>::n;
+    constexpr int64_t n = int64_t(G) * C * P;  // the host launches rows of exactly this
+    constexpr float inv_n = 1.0f / float(n);
+    __shared__ float smem[2][kReduceSlots];
+    const T* w = static_cast<const T*>(a.weight);
+    const T* b = static_cast<const T*>(a.bias);
+    const int64_t lane = threadIdx.x;
+    for (int64_t r = blockIdx.x; r < a.rows; r += gridDim.x) {
+        const T* xr = flat_row_ptr<const T>(a.x, r);
+        T* yr = flat_row_ptr<T>(a.y, r);
+        uint4 xs[C], ws[C], bs[C];
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            const int64_t c = int64_t(i) * G + lane;
+            xs[i] = load16<CacheHint::normal>(xr + c * P);
+            if (w) ws[i] = load16<CacheHint::normal>(w + c * P);
+            if (b) bs[i] = load16<CacheHint::normal>(b + c * P);
+        }
+        float s[1] = {0.0f};
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            float v[P];
+            unpack<T, P>(xs[i], v);
+#pragma unroll
+            for (int k = 0; k < P; ++k) s[0] += v[k];
+        }
+        // Fresh: each scratch was last read before the previous reduction's barrier.
+        group_sum<G, 1, true>(s, smem[0]);
+        const float mu = s[0] * inv_n;
+        float q[1] = {0.0f};
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            float v[P];
+            unpack<T, P>(xs[i], v);
+#pragma unroll
+            for (int k = 0; k < P; ++k) q[0] += (v[k] - mu) * (v[k] - mu);
+        }
+        group_sum<G, 1, true>(q, smem[1]);
+        const float inv = 1.0f / sqrtf(q[0] * inv_n + a.eps);
+#pragma unroll
+        for (int i = 0; i < C; ++i) {
+            float v[P], wv[P], out[P];
+            unpack<T, P>(xs[i], v);
+            if (w) {
+                unpack<T, P>(ws[i], wv);
+            } else {
+#pragma unroll
+                for (int k = 0; k < P; ++k) wv[k] = 1.0f;
+            }
+            if (b) {
+                float bv[P];
+                unpack<T, P>(bs[i], bv);
+#pragma unroll
+                for (int k = 0; k < P; ++k) out[k] = fmaf((v[k] - mu) * inv, wv[k], bv[k]);
+            } else {
+#pragma unroll
+                for (int k = 0; k < P; ++k) out[k] = (v[k] - mu) * inv * wv[k];
+            }
+            store16<CacheHint::normal>(yr + (int64_t(i) * G + lane) * P, pack_of<T, P>(out));
+        }
+        if (lane == 0) {
+            if (a.mean.data) strided_set<float>(a.mean, r, mu);
+            if (a.rstd.data) strided_set<float>(a.rstd, r, inv);
+        }
+    }
+}
+
 // xhat = (x - mean) * rstd, g = dy * weight;
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); dweight += dy * xhat; dbias += dy.
 // RegSums: dweight/dbias summed in registers (ColumnRegs) rather than in shared memory or
@@ -1091,6 +1166,18 @@ OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_f16_g512x2, opk_f16, 512)
 OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_bf16_g256x2, opk_bf16, 256)
 OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_bf16_g512x2, opk_bf16, 512)
 OPK_FIXED_ROW_KERNELS(opk_ln_fwd_fixed, NormArgs, ln_forward_exact)
+// layer_norm's fp32 rows of 8192 with the weight and bias loaded beside x (OPK_LN_PARAMS_KERNELS):
+// the row family's 1024 resident threads on NVIDIA (63 registers, no spills); on AMD 512 a
+// CU, since at 1024 gfx900/906 (64 VGPRs) spilled 27-28 VGPRs (112-116 bytes of scratch).
+#if defined(__HIP_DEVICE_COMPILE__)
+#define OPK_LN_PARAMS_RESIDENT 512
+#else
+#define OPK_LN_PARAMS_RESIDENT OPK_ROW_RESIDENT_THREADS
+#endif
+extern "C" __global__ void OPK_BOUNDS_RESIDENT(512, OPK_LN_PARAMS_RESIDENT) opk_ln_fwd_params_f32_g512x4(const NormArgs a) {
+    opk::assume_flat_rows(a);
+    ln_forward_params<float, 512, 4>(a);
+}
 // layer_norm's backward: 2-byte types take their own configs (kRowConfigsLnBwd16 says why).
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f32, NormArgs, ln_backward, float, kRowConfigsNormBwd, OPK_ROW_RESIDENT_THREADS_WIDE)
 OPK_ROW_KERNELS_OF_TYPE(opk_ln_bwd, f16, NormArgs, ln_backward, opk_f16, kRowConfigsLnBwd16, OPK_ROW_RESIDENT_THREADS_WIDE)

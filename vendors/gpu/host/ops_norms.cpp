@@ -45,6 +45,9 @@ const opk::FixedKernel kLnFwdFixed[3][3] = OPK_FIXED_KERNELS("opk_ln_fwd_fixed")
 // rms_norm's rows exact for a kernel that reads them twice (kRmsFwdTwiceResident says which:
 // fp32 rows of 4096, 2-byte rows of 4096 and 8192), ahead of kRmsFwdFixed.
 const opk::FixedKernel kRmsFwdTwice[3][3] = OPK_RMS_TWICE_KERNELS("opk_rms_fwd_twice");
+// layer_norm's fp32 rows of 8192 with weight and bias loaded beside x (kernel_params.h's
+// OPK_LN_PARAMS_KERNELS), ahead of kLnFwdFixed.
+const opk::FixedKernel kLnFwdParams[3][3] = OPK_LN_PARAMS_KERNELS("opk_ln_fwd_params");
 const char* const kColumnSum[3] = OPK_DTYPE_NAMES("opk_column_sum");
 const char* const kColumnSum4[3] = OPK_DTYPE_NAMES("opk_column_sum4");
 // The backwards with the rows stashed in shared memory: [dtype][config][exact].
@@ -164,9 +167,9 @@ opkit_status forward(const char* op, bool layer, const opkit_tensor* x, const op
     // misaligned weight or bias takes the general kernels.
     const bool columns_aligned = (!weight || a.weight_vec) && (!bias || a.bias_vec);
     if (columns_aligned) {
-        if (!layer)
-            if (const char* k = fixed_group_plan(d, rows, n, element_size(x), kRmsFwdTwice[type], {&a.x, &a.y}, &special))
-                return launch(d, Module::norms, k, special.grid, special.block, stream, a);
+        if (const char* k = fixed_group_plan(d, rows, n, element_size(x), (layer ? kLnFwdParams : kRmsFwdTwice)[type],
+                                             {&a.x, &a.y}, &special))
+            return launch(d, Module::norms, k, special.grid, special.block, stream, a);
         if (const char* k = fixed_group_plan(d, rows, n, element_size(x),
                                              (layer ? kLnFwdFixed : kRmsFwdFixed)[type], {&a.x, &a.y}, &special))
             return launch(d, Module::norms, k, special.grid, special.block, stream, a);
