@@ -240,6 +240,23 @@ OPK_DEV void rms_forward_exact(const NormArgs& a) {
     rms_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
 }
 
+// The sum of f(v) over the elements of a thread's C raw packs, pack by pack in order (the
+// per-thread partial of the row kernels that hold raw packs: rms_forward_twice,
+// ln_forward_params).
+template <typename T, int C, class F>
+OPK_DEV float packs_sum(const uint4 (&raw)[C], F&& f) {
+    constexpr int P = Pack<T>::n;
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < C; ++i) {
+        float v[P];
+        unpack<T, P>(raw[i], v);
+#pragma unroll
+        for (int k = 0; k < P; ++k) s += f(v[k]);
+    }
+    return s;
+}
+
 // rms_norm's forward of rows of exactly G x C packs on views of at most one outer
 // dimension (kRmsFwdTwiceResident in kernel_params.h says where, with its measurements):
 // one block a row, read twice -- the sum of squares over x loaded with L2's evict_last
@@ -262,14 +279,7 @@ OPK_DEV void rms_forward_twice(const NormArgs& a) {
         uint4 raw[C];
 #pragma unroll
         for (int i = 0; i < C; ++i) raw[i] = load16<CacheHint::keep>(xr + (int64_t(i) * G + lane) * P);
-        float ss[1] = {0.0f};
-#pragma unroll
-        for (int i = 0; i < C; ++i) {
-            float v[P];
-            unpack<T, P>(raw[i], v);
-#pragma unroll
-            for (int k = 0; k < P; ++k) ss[0] += v[k] * v[k];
-        }
+        float ss[1] = {packs_sum<T>(raw, [](float v) { return v * v; })};
         // Fresh: the scratch was last read two rows ago, before the last row's barrier.
         group_sum<G, 1, true>(ss, smem[parity]);
         const float inv = 1.0f / sqrtf(ss[0] / float(n) + a.eps);
@@ -617,25 +627,11 @@ OPK_DEV void ln_forward_params(const NormArgs& a) {
             if (w) ws[i] = load16<CacheHint::normal>(w + c * P);
             if (b) bs[i] = load16<CacheHint::normal>(b + c * P);
         }
-        float s[1] = {0.0f};
-#pragma unroll
-        for (int i = 0; i < C; ++i) {
-            float v[P];
-            unpack<T, P>(xs[i], v);
-#pragma unroll
-            for (int k = 0; k < P; ++k) s[0] += v[k];
-        }
+        float s[1] = {packs_sum<T>(xs, [](float v) { return v; })};
         // Fresh: each scratch was last read before the previous reduction's barrier.
         group_sum<G, 1, true>(s, smem[0]);
         const float mu = s[0] * inv_n;
-        float q[1] = {0.0f};
-#pragma unroll
-        for (int i = 0; i < C; ++i) {
-            float v[P];
-            unpack<T, P>(xs[i], v);
-#pragma unroll
-            for (int k = 0; k < P; ++k) q[0] += (v[k] - mu) * (v[k] - mu);
-        }
+        float q[1] = {packs_sum<T>(xs, [mu](float v) { return (v - mu) * (v - mu); })};
         group_sum<G, 1, true>(q, smem[1]);
         const float inv = 1.0f / sqrtf(q[0] * inv_n + a.eps);
 #pragma unroll
