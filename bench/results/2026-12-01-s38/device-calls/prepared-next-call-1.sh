@@ -18,3 +18,16 @@ pack
 cat $R/times.txt; grep "== part" $R/check-split.txt
 python3 bench/perf_table.py --summary --dtype bf16 $R/rounds-norm-fwd.json | grep norm
 python3 bench/perf_table.py --summary --dtype f32 $R/rounds-norm-fwd.json | grep norm
+# Then (a second call, about 150 s with the machine warm): vsh = bench/experiments/
+# softmax-fwd-held.patch (OPK_EXP_SOFTMAX_HELD=1: the 2-byte softmax forwards of rows of
+# 4096 / 8192 / 16384 at 256 x 2 / 512 x 2 / 512 x 4 with the lean harness's body, two
+# barriers a row where group_online takes four). Builds:
+#   OPKIT_PREPARE_ROCM=0 bench/prepare_device_builds.sh variant sh bench/experiments/softmax-fwd-held.patch OPK_EXP_SOFTMAX_HELD=1
+#   bench/prepare_device_builds.sh pack
+# . bench/device_call.sh r2
+# dc_variants
+# dc_cuda_tests sh-tests "*softmax*" sh
+# dc_cuda_tests sh-rows "*more rows than their grid*" sh
+# pack
+# dc_ab_rounds sh sh softmax_forward bf16,f16 3
+# cat $R/times.txt $R/ab-*.txt; tail -n 3 $R/sh-*.txt
