@@ -31,3 +31,9 @@ python3 bench/perf_table.py --summary --dtype f32 $R/rounds-norm-fwd.json | grep
 # pack
 # dc_ab_rounds sh sh softmax_forward bf16,f16 3
 # cat $R/times.txt $R/ab-*.txt; tail -n 3 $R/sh-*.txt
+# And a third (about 150 s warm): vrbt = bench/experiments/rms-bwd-twice.patch
+# (OPK_EXP_RMS_BWD_TWICE=1: rms_norm's 2-byte backward read twice, no ring, 1024 resident).
+#   OPKIT_PREPARE_ROCM=0 bench/prepare_device_builds.sh variant rbt bench/experiments/rms-bwd-twice.patch OPK_EXP_RMS_BWD_TWICE=1
+# dc_cuda_tests rbt-tests "*norm backwards*" rbt
+# dc_cuda_tests rbt-rms "*rms_norm*" rbt
+# dc_ab_rounds rbt rbt rms_norm_backward bf16,f16 3
