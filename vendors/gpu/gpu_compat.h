@@ -84,6 +84,11 @@ struct opk_bf16 {
 #define OPK_BOUNDS_RESIDENT(max_threads, resident_threads)     \
     __attribute__((amdgpu_flat_work_group_size(1, max_threads), \
                    amdgpu_waves_per_eu(OPK_WAVES_PER_EU(resident_threads))))
+// Bounds for kernels built for another occupancy on AMD than on NVIDIA (the register
+// files differ: softmax's one-pack backward and rms_norm's twice forwards at 2048 resident
+// threads on NVIDIA, 1024 a CU here; layer_norm's params forward at 1024 there, 512 here).
+#define OPK_BOUNDS_RESIDENT_NV_AMD(max_threads, nv_resident, amd_resident) \
+    OPK_BOUNDS_RESIDENT(max_threads, amd_resident)
 #else
 #define OPK_BOUNDS_RESIDENT(max_threads, resident_threads) __launch_bounds__(max_threads)
 #define OPK_SMALL_VGPR_FILE 0
@@ -112,6 +117,8 @@ typedef __nv_bfloat16 opk_bf16;
 // resident_threads per SM = resident_threads / max_threads blocks of the largest size.
 #define OPK_BOUNDS_RESIDENT(max_threads, resident_threads) \
     __launch_bounds__((max_threads), (resident_threads) / (max_threads))
+#define OPK_BOUNDS_RESIDENT_NV_AMD(max_threads, nv_resident, amd_resident) \
+    OPK_BOUNDS_RESIDENT(max_threads, nv_resident)
 // At most nv_registers registers a thread, whatever the block (at most 1024 threads): for
 // an occupancy between the blocks-per-SM steps that __launch_bounds__ can ask for (nvcc
 // takes one or the other on a kernel, not both). AMD takes the bounds, and so does nvcc

@@ -1146,13 +1146,9 @@ OPK_RMS_FIXED_ROW_KERNELS(opk_rms_fwd_fixed, NormArgs, rms_forward_exact)
 // kRmsFwdTwiceResident threads an SM on NVIDIA (28-30 registers, no spills); on AMD for the
 // row family's 1024 a CU (2048 would leave gfx900/906 32 VGPRs, where softmax's one-pack
 // backward spilled).
-#if defined(__HIP_DEVICE_COMPILE__)
-#define OPK_RMS_TWICE_RESIDENT OPK_ROW_RESIDENT_THREADS
-#else
-#define OPK_RMS_TWICE_RESIDENT opk::kRmsFwdTwiceResident
-#endif
 #define OPK_RMS_TWICE_KERNEL(name, T, G)                                                              \
-    extern "C" __global__ void OPK_BOUNDS_RESIDENT(G, OPK_RMS_TWICE_RESIDENT) name(const NormArgs a) { \
+    extern "C" __global__ void OPK_BOUNDS_RESIDENT_NV_AMD(G, opk::kRmsFwdTwiceResident, OPK_ROW_RESIDENT_THREADS) \
+        name(const NormArgs a) {                                                                      \
         opk::assume_flat_rows(a);                                                                     \
         rms_forward_twice<T, G, 2>(a);                                                                \
     }
@@ -1165,12 +1161,8 @@ OPK_FIXED_ROW_KERNELS(opk_ln_fwd_fixed, NormArgs, ln_forward_exact)
 // layer_norm's fp32 rows of 8192 with the weight and bias loaded beside x (OPK_LN_PARAMS_KERNELS):
 // the row family's 1024 resident threads on NVIDIA (63 registers, no spills); on AMD 512 a
 // CU, since at 1024 gfx900/906 (64 VGPRs) spilled 27-28 VGPRs (112-116 bytes of scratch).
-#if defined(__HIP_DEVICE_COMPILE__)
-#define OPK_LN_PARAMS_RESIDENT 512
-#else
-#define OPK_LN_PARAMS_RESIDENT OPK_ROW_RESIDENT_THREADS
-#endif
-extern "C" __global__ void OPK_BOUNDS_RESIDENT(512, OPK_LN_PARAMS_RESIDENT) opk_ln_fwd_params_f32_g512x4(const NormArgs a) {
+extern "C" __global__ void OPK_BOUNDS_RESIDENT_NV_AMD(512, OPK_ROW_RESIDENT_THREADS, 512)
+    opk_ln_fwd_params_f32_g512x4(const NormArgs a) {
     opk::assume_flat_rows(a);
     ln_forward_params<float, 512, 4>(a);
 }

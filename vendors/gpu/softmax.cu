@@ -189,15 +189,11 @@ OPK_SOFTMAX_BWD_EXACT_16(opk_softmax_bwd_exact_bf16, opk_bf16)
 // Built for kBwdOnePackResident threads an SM in blocks of kBwdOnePackThreads (32 registers
 // on NVIDIA, no spills). AMD asks for the row family's 1024 resident threads a CU instead:
 // 2048 leave 32 VGPRs on gfx900/906, where the kernel spilled 4 (20 bytes of scratch).
-#if defined(__HIP_DEVICE_COMPILE__)
-#define OPK_SOFTMAX_BWD_ONE_PACK_RESIDENT OPK_ROW_RESIDENT_THREADS
-#else
-#define OPK_SOFTMAX_BWD_ONE_PACK_RESIDENT opk::kBwdOnePackResident
-#endif
-#define OPK_SOFTMAX_BWD_ONE_PACK(name, T)                                                                     \
-    extern "C" __global__ void OPK_BOUNDS_RESIDENT(opk::kBwdOnePackThreads, OPK_SOFTMAX_BWD_ONE_PACK_RESIDENT) \
-        name(const SoftmaxArgs a) {                                                                           \
-        softmax_backward_one_pack<T>(a);                                                                      \
+#define OPK_SOFTMAX_BWD_ONE_PACK(name, T)                                                            \
+    extern "C" __global__ void OPK_BOUNDS_RESIDENT_NV_AMD(opk::kBwdOnePackThreads, opk::kBwdOnePackResident, \
+                                                          OPK_ROW_RESIDENT_THREADS)                         \
+        name(const SoftmaxArgs a) {                                                                  \
+        softmax_backward_one_pack<T>(a);                                                             \
     }
 OPK_SOFTMAX_BWD_ONE_PACK(opk_softmax_bwd_one_pack_f16, opk_f16)
 OPK_SOFTMAX_BWD_ONE_PACK(opk_softmax_bwd_one_pack_bf16, opk_bf16)
