@@ -23,6 +23,11 @@ pack
 dc_ab_rounds tw1 tw1 rms_norm_forward f32 3
 dc_ab_rounds tw2 tw2 rms_norm_forward f32,bf16 3
 cat $R/times.txt $R/ab-*.txt; tail -n 3 $R/tw2-rms.txt
+# Then, in the same call if time allows (about 100 s): Nsight Compute's full set on opkit's
+# fp32 rms_norm forward at 4096x16384 (the fixed kernel) and Inductor's static kernel
+# (bench/placement_probe.py's new case rms_fwd_compile_f32_16k, Dynamo reset per case).
+[ $SECONDS -lt 400 ] && dc_ncu_gaps ncu-rms16k rms_fwd_compile_f32_16k
+cat $R/ncu-rms16k-stalls.txt 2>/dev/null
 # Still owed from earlier sessions: the multi-GPU suites (kind nvidia-h200-x2, not lent in
 # the thirty-sixth to thirty-ninth sessions): bench/results/2026-12-01-s36/device-calls/
 # prepared-next-call-1.sh.
