@@ -35,6 +35,7 @@ def main():
     print(f"TORCH memcpy d2d 1 GiB {ms:9.3f} ms {2 * src.numel() * 4 / ms / 1e6:8.0f} GB/s")
     dt = torch.bfloat16
     for N in (4096, 32768):
+        torch._dynamo.reset()  # compile each shape statically (gpu_compare.py says why)
         M = (1 << 26) // N
         x = torch.randn(M, N, device="cuda", dtype=dt)
         w = torch.randn(N, device="cuda", dtype=dt)
