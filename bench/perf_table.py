@@ -150,7 +150,16 @@ def merged(docs):
     for d in docs:
         for r in d["rows"]:
             rows[(r["op"], r["shape"], r["dtype"])] = dict(r, copy_GBps_of_its_run=d["info"].get("driver_copy_GBps"))
-    return {"info": docs[0]["info"], "rows": list(rows.values())}
+    info = dict(docs[0]["info"], runs_with_dynamic_compiles=sum(map(dynamic_compiles, docs)))
+    return {"info": info, "rows": list(rows.values())}
+
+
+def dynamic_compiles(doc):
+    """Whether a run timed torch.compile before gpu_compare.py compiled each shape statically
+    (its info has no "compile"; since the thirty-ninth session it says "static: ..."): there
+    every shape after an op's first was Dynamo's recompile with dynamic sizes, so its "vs
+    compile" figures at those shapes flatter opkit."""
+    return "compile" not in doc["info"] and any(r.get("compile_ms") for r in doc["rows"])
 
 
 def step_label(name):
@@ -229,6 +238,11 @@ def summary(doc):
            f"Triton {info.get('triton', '?')}, Liger-Kernel {info.get('liger') or 'not run'}. "
            "Worst shape of each op and dtype:", "",
            "| op | dtype | of copy (worst) | vs compile (worst) | vs liger (worst) |", "|---|---|---|---|---|"]
+    stale = info.get("runs_with_dynamic_compiles", int(dynamic_compiles(doc)))
+    if stale:
+        out[1:1] = ["", f"NOTE: {stale} of these runs timed torch.compile before it compiled each shape "
+                    "statically: its figures at an op's later shapes are Dynamo's dynamic-size recompiles "
+                    "(bench/gpu_compare.py's docstring)."]
     ranges = summary_ranges(doc)
     misses = {"every round": 0, "some round": 0, "no rounds": 0}
 

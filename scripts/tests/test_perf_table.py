@@ -136,5 +136,26 @@ def test_one_dtype_of_merged_runs():
     assert perf_table.only_dtype(d, None) is d
 
 
+def test_runs_that_compiled_later_shapes_dynamically_are_flagged():
+    old = doc([row("rope_forward", "A", 1.0, compile_ms=0.9, frac=0.95)])  # no info["compile"]
+    new = doc([row("rope_forward", "A", 1.0, compile_ms=0.9, frac=0.95)])
+    new["info"]["compile"] = "static: torch._dynamo.reset() before each case family"
+    assert "NOTE: 1 of these runs" in perf_table.summary(old)
+    assert "NOTE" not in perf_table.summary(new)
+    assert "NOTE: 1 of these runs" in perf_table.summary(perf_table.merged([old, new]))
+    assert "NOTE" not in perf_table.summary(perf_table.merged([new, new]))
+    no_compile = doc([row("rope_forward", "A", 1.0, frac=0.95)])  # compile not run: nothing to flag
+    assert "NOTE" not in perf_table.summary(no_compile)
+
+
+def test_the_thirty_ninth_session_s_standing_runs_are_static():
+    for dt in ("bf16", "f32"):
+        path = os.path.join(ROOT, "bench", "results", "2026-12-01-s39", "r4", f"rounds-{dt}.json")
+        d = json.load(open(path))
+        assert not perf_table.dynamic_compiles(d), path
+        text = perf_table.summary(perf_table.merged([d]))
+        assert "NOTE" not in text and "| rms_norm_forward | " + dt + " |" in text, text
+
+
 if __name__ == "__main__":
     sys.exit(run(dict(globals())))
