@@ -76,6 +76,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
 import opkit  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
+from peer_math import rope, rotate_half, sm_bwd_math, sw_bwd  # noqa: E402
 from timing_rounds import ratio_range, time_in_rounds  # noqa: E402
 
 DT = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
@@ -191,10 +192,6 @@ def row_cases(R, N, dt, es):
         dx = r * (g - g.mean(-1, keepdim=True) - xh * (g * xh).mean(-1, keepdim=True))
         return dx.to(x.dtype), (dy.float() * xh).sum(0).to(w.dtype), dy.float().sum(0).to(w.dtype)
 
-    def sm_bwd_math(dy, y):
-        yf = y.float()
-        return (yf * (dy.float() - (dy.float() * yf).sum(-1, keepdim=True))).to(y.dtype)
-
     L = LIGER
     if L:  # Liger's modules' defaults: llama casting, dY overwritten by dX in the backward
         yl_rms = L.rms_norm.apply(xg, wg, 1e-6, 0.0, "llama", True)
@@ -235,11 +232,6 @@ def gated_cases(R, N, dt, es):
     y_sw = F.silu(ag) * bg
     y_ge = F.gelu(ag, approximate="tanh") * bg
 
-    def sw_bwd(dy, a, b):
-        af = a.float()
-        s = torch.sigmoid(af)
-        return (dy.float() * b.float() * s * (1 + af * (1 - s))).to(a.dtype), (dy.float() * af * s).to(a.dtype)
-
     def ge_bwd(dy, a, b):
         af = a.float().requires_grad_(False)
         k = math.sqrt(2 / math.pi)
@@ -278,12 +270,6 @@ def rope_cases(B, T, H, D, dt, es):
     cos, sin = torch.cat([ang.cos()] * 2, -1).to(dt), torch.cat([ang.sin()] * 2, -1).to(dt)
     y, dx = torch.empty_like(x), torch.empty_like(x)
 
-    def rot(v):
-        return torch.cat([-v[..., D // 2:], v[..., : D // 2]], -1)
-
-    def rope(v, c, s):
-        return v * c[None, :, None, :] + rot(v) * s[None, :, None, :]
-
     def rope_bwd(g, c, s):
         gs = g * s[None, :, None, :]
         return g * c[None, :, None, :] + torch.cat([gs[..., D // 2:], -gs[..., : D // 2]], -1)
@@ -313,11 +299,8 @@ def rope_qk_cases(B, T, Hq, Hkv, D, dt, es):
     cos, sin = torch.cat([ang.cos()] * 2, -1).to(dt), torch.cat([ang.sin()] * 2, -1).to(dt)
     q, k = qp.transpose(1, 2), kp.transpose(1, 2)  # [B,H,T,D] views, as HF has them
 
-    def rot(v):
-        return torch.cat([-v[..., D // 2:], v[..., : D // 2]], -1)
-
     def rope2(q, k, c, s):  # HF's apply_rotary_pos_emb with cos/sin [T,D]
-        return q * c + rot(q) * s, k * c + rot(k) * s
+        return q * c + rotate_half(q) * s, k * c + rotate_half(k) * s
 
     qg, kg = q.detach().requires_grad_(), k.detach().requires_grad_()
     yq_e, yk_e = rope2(qg, kg, cos, sin)

@@ -16,24 +16,9 @@ import sys
 import torch
 import torch.nn.functional as F
 
+from peer_math import rope, sm_bwd_math, sw_bwd
+
 torch.manual_seed(0)
-
-
-def sm_bwd_math(dy, y):
-    yf = y.float()
-    return (yf * (dy.float() - (dy.float() * yf).sum(-1, keepdim=True))).to(y.dtype)
-
-
-def rope(v, c, s):
-    D = v.shape[-1]
-    rot = torch.cat([-v[..., D // 2:], v[..., : D // 2]], -1)
-    return v * c[None, :, None, :] + rot * s[None, :, None, :]
-
-
-def sw_bwd(dy, a, b):  # gpu_compare.py's swiglu backward math
-    af = a.float()
-    s = torch.sigmoid(af)
-    return (dy.float() * b.float() * s * (1 + af * (1 - s))).to(a.dtype), (dy.float() * af * s).to(a.dtype)
 
 
 def rand(*shape, dtype=torch.float32):

@@ -26,6 +26,9 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
 import opkit  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_math import rope  # noqa: E402
+
 
 def main():
     p = argparse.ArgumentParser()
@@ -74,10 +77,6 @@ def main():
         ang = torch.rand(T, D // 2, device="cuda") * 6.28
         cos, sin = torch.cat([ang.cos()] * 2, -1).to(dt), torch.cat([ang.sin()] * 2, -1).to(dt)
         y, dx = torch.empty_like(x), torch.empty_like(x)
-
-        def rope(v, c, s):  # as bench/gpu_compare.py's eager and torch.compile rope
-            rot = torch.cat([-v[..., D // 2:], v[..., : D // 2]], -1)
-            return v * c[None, :, None, :] + rot * s[None, :, None, :]
 
         if args.compile:
             peers.append((torch.compile(rope), (x, cos, sin)))

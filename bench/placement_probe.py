@@ -31,6 +31,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
 from gpu_compare import rnd, timed  # noqa: E402
+from peer_math import rope, sm_bwd_math, sw_bwd  # noqa: E402
 
 import opkit  # noqa: E402  (gpu_compare put python/ on the path)
 
@@ -52,10 +53,6 @@ def rope_case(dt):
     ang = torch.rand(T, D // 2, device="cuda") * 6.28
     cos, sin = torch.cat([ang.cos()] * 2, -1).to(dt), torch.cat([ang.sin()] * 2, -1).to(dt)
 
-    def rope(v, c, s):
-        rot = torch.cat([-v[..., D // 2:], v[..., : D // 2]], -1)
-        return v * c[None, :, None, :] + rot * s[None, :, None, :]
-
     rc = torch.compile(rope)
     return x, (lambda out: opkit.rope_forward(x, cos, sin, out)), (lambda: rc(x, cos, sin))
 
@@ -64,10 +61,6 @@ def softmax_bwd_case(dt):
     R, N = 32768, 4096
     dy = rnd(R, N, dtype=dt)
     ys = torch.softmax(rnd(R, N, dtype=torch.float32), -1).to(dt)
-
-    def sm_bwd_math(dy, y):
-        yf = y.float()
-        return (yf * (dy.float() - (dy.float() * yf).sum(-1, keepdim=True))).to(y.dtype)
 
     bc = torch.compile(sm_bwd_math)
     return dy, (lambda out: opkit.softmax_backward(dy, ys, out)), (lambda: bc(dy, ys))
@@ -139,11 +132,6 @@ def swiglu_fwd_case(dt):  # 0.996x compile at 32768x4096
 def swiglu_bwd_case(dt):  # fp32 0.99x compile at 8192x8192, short in every round
     dy, a, b = rnd(8192, 8192, dtype=dt), rnd(8192, 8192, dtype=dt), rnd(8192, 8192, dtype=dt)
     db = torch.empty_like(a)
-
-    def sw_bwd(dy, a, b):  # gpu_compare.py's explicit backward
-        af = a.float()
-        s = torch.sigmoid(af)
-        return (dy.float() * b.float() * s * (1 + af * (1 - s))).to(a.dtype), (dy.float() * af * s).to(a.dtype)
 
     c = torch.compile(sw_bwd)
     return a, (lambda out: opkit.swiglu_backward(dy, a, b, out, db)), (lambda: c(dy, a, b)[0])
