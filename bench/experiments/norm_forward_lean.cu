@@ -53,14 +53,7 @@ __global__ void __launch_bounds__(B, Res / B) lean_norm(const T* x, const T* w, 
     }
     // This thread's sum of f(v) over its packs, reduced over the block.
     auto block_sum = [&](const uint4(&raw)[C], float* partials, auto f) {
-        float s = 0.0f;
-#pragma unroll
-        for (int i = 0; i < C; ++i) {
-            float v[P];
-            unpack<T, P>(raw[i], v);
-#pragma unroll
-            for (int k = 0; k < P; ++k) s += f(v[k]);
-        }
+        float s = packs_sum<T>(raw, f);  // the library's per-thread sum (norms.cu)
 #pragma unroll
         for (int o = 16; o > 0; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, o);
         return across_warps<W>(s, partials, LeanAdd());
