@@ -4,6 +4,8 @@
 #   . bench/device_call.sh r1          # results in a temp dir, archived as $OUT/r1.tgz
 #   dc_liger                           # the carried Liger-Kernel wheel into /tmp/site
 #   dc_variants                        # build-var/var.tar.xz unpacked into var/
+#                                      # (build-var/check.tar.xz, where carried, is unpacked
+#                                      # into build-check/ as the helper is sourced)
 #   t NAME CMD...                      # CMD's output in NAME.txt, its rc and seconds in times.txt
 #   dc_compare NAME ARGS...            # gpu_compare.py ARGS against the peers (Liger-Kernel from
 #                                      # dc_liger's /tmp/site) through build-check's libopkit into
@@ -37,6 +39,11 @@ DC_ARCHIVE=${1:?the archive name, e.g. r1}
 R=$(mktemp -d)
 mkdir -p "$R/triton" "$R/inductor"
 export OPKIT_LOG_LEVEL=error
+# build-check travels packed (prepare_device_builds.sh pack): a carried archive replaces
+# whatever build-check an earlier call on this machine left (ignored outputs stay there).
+if [ -f build-var/check.tar.xz ]; then
+    rm -rf build-check && mkdir build-check && tar xJf build-var/check.tar.xz -C build-check
+fi
 DC_LIB=$PWD/build-check/lib/libopkit.so.1
 
 t() {

@@ -19,10 +19,13 @@
 #       OPKIT_PREPARE_RESTORE_BUILD=0: the files restored but the vendors not rebuilt (the
 #       next ninja does it), for a run of variants one after another.
 #   bench/prepare_device_builds.sh pack
-#       build-var-stage/ into build-var/var.tar.xz (dc_variants unpacks it into var/).
-#       Carry build-var beside build-check: it holds the archive alone, because the
-#       stage's unpacked vendors (about 9 MB each) would take a call past the device tool's
-#       64 MiB carry limit (the thirty-sixth session's first calls were refused so).
+#       build-var-stage/ into build-var/var.tar.xz (dc_variants unpacks it into var/) and
+#       build-check/ into build-var/check.tar.xz (sourcing bench/device_call.sh unpacks it
+#       into build-check/), whichever exist. Carry build-var alone: archives only, because
+#       the unpacked vendors (about 10 MB each) took calls past the device tool's 64 MiB
+#       carry limit (the thirty-sixth session's first calls with the stage unpacked; the
+#       fortieth's with build-check itself, 33 MB, once the tracked results had grown to
+#       27 MB); xz packs build-check into about 4 MB.
 #
 # build-gpu must be configured as the workflow says (docs/gpu-runs.md):
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DOPKIT_CUDA_ARCHS=90 \
@@ -127,10 +130,12 @@ case ${1:-} in
     make_variant "$2" "$3" "${4:-}"
     ;;
   pack)
-    [ -d "$STAGE" ] || die "no variants in $STAGE"
+    [ -d "$STAGE" ] || [ -d "$CHECK" ] || die "nothing to pack: no $CHECK and no variants in $STAGE"
+    rm -rf "$VAR"  # an archive left from an earlier pack would travel as this one's
     mkdir -p "$VAR"
-    tar cJf "$VAR/var.tar.xz" -C "$STAGE" .
-    du -sh "$VAR/var.tar.xz"
+    [ ! -d "$STAGE" ] || tar cJf "$VAR/var.tar.xz" -C "$STAGE" .
+    [ ! -d "$CHECK" ] || tar cJf "$VAR/check.tar.xz" -C "$CHECK" .
+    du -sh "$VAR"/*.tar.xz
     ;;
   *) die "usage: $0 check | variant NAME PATCH [MACRO=VALUE] | pack" ;;
 esac

@@ -1,9 +1,10 @@
 """Tests of bench/device_call.sh, the device-call scripts' shared preamble, run here with
 bash and no GPU: t records each command's output, exit status and seconds; pack archives
-the results under $OUT without the compiler caches; dc_variants unpacks the variant
-vendors; dc_compare and dc_cpu_compare run the peer and CPU comparisons; dc_ab passes the
-variant (or none for base) to gpu_compare.py; dc_tests and
-dc_cuda_tests run the test binaries with it; dc_ncu_gaps profiles and tabulates.
+the results under $OUT without the compiler caches; a carried build-var/check.tar.xz
+replaces build-check; dc_variants unpacks the variant vendors; dc_compare and
+dc_cpu_compare run the peer and CPU comparisons; dc_ab passes the variant (or none for
+base) to gpu_compare.py; dc_tests and dc_cuda_tests run the test binaries with it;
+dc_ncu_gaps profiles and tabulates.
 
 Run:  python3 -m pytest -q scripts/tests          (or: python3 scripts/tests/test_device_call.py)
 """
@@ -114,6 +115,31 @@ def test_dc_ab_passes_the_variant_vendor_and_base_passes_none():
         assert files["b-1.json"] == f"{vendor} --impls opkit --ops softmax_forward --dtypes f32,bf16 {lib}"
         assert [l.split(" rc ")[0] for l in files["times.txt"].splitlines()] == ["a-1", "b-1"]
         assert all(" rc 0 " in l for l in files["times.txt"].splitlines()), files["times.txt"]
+
+
+def test_a_carried_check_archive_replaces_the_build_check_an_earlier_call_left():
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
+        packed = os.path.join(work, "packed")
+        os.makedirs(os.path.join(packed, "lib"))
+        with open(os.path.join(packed, "lib", "libopkit.so.1"), "w") as f:
+            f.write("this call's")
+        os.makedirs(os.path.join(work, "build-var"))
+        subprocess.run(["tar", "cJf", os.path.join(work, "build-var", "check.tar.xz"), "-C", packed, "."],
+                       check=True)
+        stale = os.path.join(work, "build-check", "lib")
+        os.makedirs(stale)
+        for name in ("libopkit.so.1", "left-over"):
+            with open(os.path.join(stale, name), "w") as f:
+                f.write("an earlier call's")
+        proc = call('cat "$DC_LIB"', work, out)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == "this call's"
+        assert os.listdir(stale) == ["libopkit.so.1"]
+        # Without the archive (build-check carried as it is), build-check is left alone.
+        os.remove(os.path.join(work, "build-var", "check.tar.xz"))
+        with open(os.path.join(stale, "libopkit.so.1"), "w") as f:
+            f.write("carried")
+        assert call('cat "$DC_LIB"', work, out).stdout == "carried"
 
 
 def test_dc_ab_rounds_alternates_base_and_the_variant_and_tabulates_them():

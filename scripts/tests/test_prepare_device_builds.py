@@ -4,7 +4,8 @@ it was built from, so that what a variant was built from shows in its output:
 `variant` builds both GPU vendors (or the cuda vendor alone) from the patched source with
 the macro set and restores the tree and the build; it refuses to touch a file with uncommitted changes and a macro the patch does not
 define; `check` copies what the GPU checks run, without static archives, with the commit;
-`pack` archives the variants as dc_variants unpacks them.
+`pack` archives the variants as dc_variants unpacks them, and build-check as
+bench/device_call.sh unpacks it.
 
 Run:  python3 -m pytest -q scripts/tests          (or: python3 scripts/tests/test_prepare_device_builds.py)
 """
@@ -161,8 +162,26 @@ def test_variant_builds_the_patched_source_with_the_setting_then_restores_tree_a
         with tarfile.open(os.path.join(work, "build-var", "var.tar.xz")) as tar:
             names = {m.name.lstrip("./") for m in tar.getmembers()}
         assert "vw4/libopkit_vendor_cuda.so" in names and "vw4/libopkit_vendor_rocm.so" in names, names
-        # build-var is what a call carries: the archive alone, never the unpacked stage.
-        assert os.listdir(os.path.join(work, "build-var")) == ["var.tar.xz"]
+        # build-check packed beside them, as device_call.sh unpacks it.
+        with tarfile.open(os.path.join(work, "build-var", "check.tar.xz")) as tar:
+            names = {m.name.lstrip("./") for m in tar.getmembers()}
+        assert {"HEAD.txt", "bin/tiny_lm", "lib/opkit/vendors/libopkit_vendor_rocm.so"} <= names, names
+        # build-var is what a call carries: the archives alone, never the unpacked stage.
+        assert sorted(os.listdir(os.path.join(work, "build-var"))) == ["check.tar.xz", "var.tar.xz"]
+
+
+def test_pack_of_build_check_alone_replaces_an_earlier_packs_archives():
+    with tempfile.TemporaryDirectory() as work:
+        env = make_repo(work)
+        os.makedirs(os.path.join(work, "build-var"))
+        open(os.path.join(work, "build-var", "var.tar.xz"), "w").close()  # an earlier pack's
+        assert sh(["bench/prepare_device_builds.sh", "check"], work, env=env).returncode == 0
+        proc = sh(["bench/prepare_device_builds.sh", "pack"], work, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert os.listdir(os.path.join(work, "build-var")) == ["check.tar.xz"]
+        with tarfile.open(os.path.join(work, "build-var", "check.tar.xz")) as tar:
+            head = tar.extractfile("./HEAD.txt").read().decode()
+        assert head == sh(["git", "rev-parse", "HEAD"], work).stdout
 
 
 def test_variant_refuses_uncommitted_changes_and_an_undefined_macro_and_touches_nothing():
