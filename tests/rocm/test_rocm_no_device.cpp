@@ -246,7 +246,8 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         CHECK(l.block == 512);
         // fp32 rows of 4096: 256 threads of four packs (x4) in softmax and layer_norm, rms_norm's
         // read twice at 512 x 2; rows of 8192 at eight packs in softmax, at 512 threads of four
-        // in rms_norm, and in layer_norm's kernel that loads weight and bias beside x.
+        // in rms_norm, and in layer_norm's kernel that loads weight and bias beside x; rows of
+        // 16384 at 512 x 8 in softmax and layer_norm, rms_norm's read twice at 1024 x 4.
         struct Fp32Pick {
             int64_t n;
             const char *softmax, *rms, *ln;
@@ -256,7 +257,9 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
              {Fp32Pick{4096, "opk_softmax_fwd_fixed_f32_g256x4", "opk_rms_fwd_twice_f32_g512x2",
                        "opk_ln_fwd_fixed_f32_g256x4", 512},
               Fp32Pick{8192, "opk_softmax_fwd_fixed_f32_g256", "opk_rms_fwd_fixed_f32_g512x4",
-                       "opk_ln_fwd_params_f32_g512x4", 512}}) {
+                       "opk_ln_fwd_params_f32_g512x4", 512},
+              Fp32Pick{16384, "opk_softmax_fwd_fixed_f32_g512", "opk_rms_fwd_twice_f32_g1024x4",
+                       "opk_ln_fwd_fixed_f32_g512", 1024}}) {
             INFO("fp32 rows of " << c.n);
             RocmTensor xf({2, c.n}, kF32), yf({2, c.n}, kF32), wf({c.n}, kF32), bf({c.n}, kF32);
             RocmTensor mf({2}, kF32), rf({2}, kF32);

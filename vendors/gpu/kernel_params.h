@@ -356,6 +356,13 @@ constexpr int kBwdOnePackResident = 2048;
 // 2-byte rows of 16384 at 512 x 4 (harness 0.987, library 1.005-1.006), fp32 rows of 8192
 // (harness 1.01) and 16384 (0.991); the same shapes holding the row ran no faster than the
 // fixed kernels (bf16 256 x 2 at 32768x4096 0.1367 against 0.1332-0.1339; s38 r1).
+// fp32 rows of 16384 at 1024 x 4 (opk_rms_fwd_twice_f32_g1024x4: Inductor's best config for
+// its static 4096x16384 kernel, one program of 32 warps a row, four packs a thread; s39
+// r6/best-configs.txt): library A/B against the fixed 512 x 8 kernel, three rounds, 4096x16384
+// 0.1326 -> 0.1305 ms (0.985; s40 r1/ab-tw1.txt); its 512 x 4 sibling at 8192x8192 was 1.014
+// slower and is not built. Inductor's cache hints on top (x L1::evict_last with L2's
+// evict_last policy, then L1::evict_first) 0.982, but 1.005 slower on bf16 rows of 8192;
+// rstd as rsqrtf (norm-fwd-rsqrt.patch) changed no norm forward (0.999-1.003, s40 r1/ab-rq.txt).
 constexpr int kRmsFwdTwiceResident = 2048;
 // layer_norm's fp32 forward of rows of exactly 2048 packs (8192 floats) on views of at most
 // one outer dimension: opk_ln_fwd_params_f32_g512x4 (OPK_LN_PARAMS_KERNELS, below; ln_forward_params
@@ -658,11 +665,12 @@ static_assert(opk::kRmsStashMaxPacks32 == int64_t(opk::kNormStashConfigs[2].thre
             {{nullptr, 0, 0}, {nullptr, 0, 0}, {nullptr, 0, 0}}, {{nullptr, 0, 0}, {nullptr, 0, 0}, {nullptr, 0, 0}} \
     }
 // rms_norm's forwards that read the row twice (kRmsFwdTwiceResident says where): fp32 rows
-// of 4096 at 512 x 2; 2-byte rows of 4096 and 8192 at 256 x 2 and 512 x 2.
+// of 4096 at 512 x 2 and of 16384 at 1024 x 4; 2-byte rows of 4096 and 8192 at 256 x 2 and
+// 512 x 2.
 #define OPK_RMS_TWICE_2BYTE(stem, dt) \
     { {stem "_" dt "_g256x2", 256, 2}, {stem "_" dt "_g512x2", 512, 2}, {nullptr, 0, 0} }
-#define OPK_RMS_TWICE_KERNELS(stem)                                                              \
-    {                                                                                            \
-        {{stem "_f32_g512x2", 512, 2}, {nullptr, 0, 0}, {nullptr, 0, 0}}, OPK_RMS_TWICE_2BYTE(stem, "f16"), \
-            OPK_RMS_TWICE_2BYTE(stem, "bf16")                                                    \
+#define OPK_RMS_TWICE_KERNELS(stem)                                                               \
+    {                                                                                             \
+        {{stem "_f32_g512x2", 512, 2}, {nullptr, 0, 0}, {stem "_f32_g1024x4", 1024, 4}},         \
+            OPK_RMS_TWICE_2BYTE(stem, "f16"), OPK_RMS_TWICE_2BYTE(stem, "bf16")                   \
     }

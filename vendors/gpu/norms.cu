@@ -262,7 +262,7 @@ OPK_DEV float packs_sum(const uint4 (&raw)[C], F&& f) {
 // one block a row, read twice -- the sum of squares over x loaded with L2's evict_last
 // policy, then x again (evict_first) with the weight for y -- so that nothing of the row or
 // the weight is live across the row's barrier and the kernel is built for 2048 resident
-// threads at two packs a thread. The row's sum goes through group_sum's fixed-group stage on
+// threads at two packs a thread (four for fp32 rows of 16384 at 1024 threads). The row's sum goes through group_sum's fixed-group stage on
 // two alternating scratches (one barrier a row); its order, and so every bit of y and rstd,
 // is rms_forward_rows' at the same G and C.
 template <typename T, int G, int C>
@@ -1146,12 +1146,14 @@ OPK_RMS_FIXED_ROW_KERNELS(opk_rms_fwd_fixed, NormArgs, rms_forward_exact)
 // kRmsFwdTwiceResident threads an SM on NVIDIA (28-30 registers, no spills); on AMD for the
 // row family's 1024 a CU (2048 would leave gfx900/906 32 VGPRs, where softmax's one-pack
 // backward spilled).
-#define OPK_RMS_TWICE_KERNEL(name, T, G)                                                              \
+#define OPK_RMS_TWICE_KERNEL_C(name, T, G, C)                                                         \
     extern "C" __global__ void OPK_BOUNDS_RESIDENT_NV_AMD(G, opk::kRmsFwdTwiceResident, OPK_ROW_RESIDENT_THREADS) \
         name(const NormArgs a) {                                                                      \
         opk::assume_flat_rows(a);                                                                     \
-        rms_forward_twice<T, G, 2>(a);                                                                \
+        rms_forward_twice<T, G, C>(a);                                                                \
     }
+#define OPK_RMS_TWICE_KERNEL(name, T, G) OPK_RMS_TWICE_KERNEL_C(name, T, G, 2)
+OPK_RMS_TWICE_KERNEL_C(opk_rms_fwd_twice_f32_g1024x4, float, 1024, 4)
 OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_f32_g512x2, float, 512)
 OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_f16_g256x2, opk_f16, 256)
 OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_f16_g512x2, opk_f16, 512)
