@@ -148,6 +148,7 @@ CASES = {
     "softmax_bwd_wide_bf16": lambda: softmax_bwd_wide_case(torch.bfloat16),
     "ln_fwd_f32": lambda: ln_fwd_case(torch.float32),
     "rms_fwd_compile_f32": lambda: rms_fwd_compile_case(torch.float32),
+    "rms_fwd_compile_f32_8k": lambda: rms_fwd_compile_case(torch.float32, 8192, 8192),
     "rms_fwd_compile_f32_16k": lambda: rms_fwd_compile_case(torch.float32, 4096, 16384),
     "swiglu_bwd_f32": lambda: swiglu_bwd_case(torch.float32),
     "rms_fwd_rows4096_bf16": lambda: rms_fwd_case(torch.bfloat16, 32768, 4096),
