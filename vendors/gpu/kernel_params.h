@@ -346,7 +346,7 @@ constexpr int kBwdOnePackResident = 2048;
 // one block a row that reads the row twice, as Inductor's kernels do -- the sum of squares
 // over x loaded with L2's evict_last policy, then x again (evict_first) and the weight for y
 // -- so that no register holds a row or the weight across the row's barrier; two packs a
-// thread, built for kRmsFwdTwiceResident threads an SM (28-30 registers on sm_90, no
+// thread, built for kRmsFwdTwiceResident threads an SM (28-32 registers on sm_90, no
 // spills). Measured on the H200 against the fixed-group kernels that hold the row
 // (bench/experiments/norm_forward_lean.cu's twiceH lines, three runs,
 // bench/results/2026-12-01-s38/r3), ms: bf16 32768x4096 0.1344-0.1363 -> 0.1324-0.1338 (256
@@ -362,7 +362,9 @@ constexpr int kBwdOnePackResident = 2048;
 // 0.1326 -> 0.1305 ms (0.985; s40 r1/ab-tw1.txt); its 512 x 4 sibling at 8192x8192 was 1.014
 // slower and is not built. Inductor's cache hints on top (x L1::evict_last with L2's
 // evict_last policy, then L1::evict_first) 0.982, but 1.005 slower on bf16 rows of 8192;
-// rstd as rsqrtf (norm-fwd-rsqrt.patch) changed no norm forward (0.999-1.003, s40 r1/ab-rq.txt).
+// rstd as rsqrtf (norm-fwd-rsqrt.patch) changed no norm forward (0.999-1.003, s40 r1/ab-rq.txt),
+// nor Inductor's hints on the fp32 twice kernels alone (0.999-1.001, s40 r3/ab-h.txt); the
+// second read's x all ahead of the stores did (rms_forward_twice in norms.cu).
 constexpr int kRmsFwdTwiceResident = 2048;
 // layer_norm's fp32 forward of rows of exactly 2048 packs (8192 floats) on views of at most
 // one outer dimension: opk_ln_fwd_params_f32_g512x4 (OPK_LN_PARAMS_KERNELS, below; ln_forward_params

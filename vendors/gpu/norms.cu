@@ -262,9 +262,14 @@ OPK_DEV float packs_sum(const uint4 (&raw)[C], F&& f) {
 // one block a row, read twice -- the sum of squares over x loaded with L2's evict_last
 // policy, then x again (evict_first) with the weight for y -- so that nothing of the row or
 // the weight is live across the row's barrier and the kernel is built for 2048 resident
-// threads at two packs a thread (four for fp32 rows of 16384 at 1024 threads). The row's sum goes through group_sum's fixed-group stage on
-// two alternating scratches (one barrier a row); its order, and so every bit of y and rstd,
-// is rms_forward_rows' at the same G and C.
+// threads at two packs a thread (four for fp32 rows of 16384 at 1024 threads). The row's
+// sum goes through group_sum's fixed-group stage on two alternating scratches (one barrier
+// a row); its order, and so every bit of y and rstd, is rms_forward_rows' at the same G and
+// C. The second read asks for every x pack before the first store: a load may not move
+// above a store that may alias it, so pack i + 1's x had waited for pack i's store (A/B on
+// the H200, three rounds, s40 r3/ab-x.txt: fp32 4096x16384 0.995, bf16 8192x8192 0.991,
+// the rest 0.998-1.000; 30-32 registers on sm_90, no spills). In place (y = x) each pack is
+// still read before it is written.
 template <typename T, int G, int C>
 OPK_DEV void rms_forward_twice(const NormArgs& a) {
     constexpr int P = Pack<T>::n;
@@ -284,10 +289,12 @@ OPK_DEV void rms_forward_twice(const NormArgs& a) {
         group_sum<G, 1, true>(ss, smem[parity]);
         const float inv = 1.0f / sqrtf(ss[0] / float(n) + a.eps);
 #pragma unroll
+        for (int i = 0; i < C; ++i) raw[i] = load16<CacheHint::last_use>(xr + (int64_t(i) * G + lane) * P);
+#pragma unroll
         for (int i = 0; i < C; ++i) {
             const int64_t c = int64_t(i) * G + lane;
             float v[P], wv[P], out[P];
-            unpack<T, P>(load16<CacheHint::last_use>(xr + c * P), v);
+            unpack<T, P>(raw[i], v);
             column_pack<T, P, true>(w, c, n, a.weight_vec, a.weight_offset, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = v[k] * inv * wv[k];
@@ -1143,7 +1150,7 @@ OPK_ROW_KERNEL_AT_MOST(opk_ln_fwd_wide_f32, NormArgs, ln_forward_exact, float, k
 // The forwards of rows exact for a fixed group (FixedKernel).
 OPK_RMS_FIXED_ROW_KERNELS(opk_rms_fwd_fixed, NormArgs, rms_forward_exact)
 // rms_norm's forwards that read the row twice (OPK_RMS_TWICE_KERNELS names them): built for
-// kRmsFwdTwiceResident threads an SM on NVIDIA (28-30 registers, no spills); on AMD for the
+// kRmsFwdTwiceResident threads an SM on NVIDIA (28-32 registers, no spills); on AMD for the
 // row family's 1024 a CU (2048 would leave gfx900/906 32 VGPRs, where softmax's one-pack
 // backward spilled).
 #define OPK_RMS_TWICE_KERNEL_C(name, T, G, C)                                                         \
