@@ -31,6 +31,10 @@
 #                                      # --profile CASES (one opkit call and one peer call a
 #                                      # case): NAME-stalls.txt a kernel a line
 #                                      # (bench/ncu_stall_table.py), NAME-details.txt.gz; packed
+#   dc_check [LIMIT]                   # the whole GPU check on build-check, parts limited to
+#                                      # LIMIT s (540), logs in check/, its parts' lines shown
+#   dc_ab_won NAME OP SHAPE [T]        # true where ab-NAME.txt's ratio for OP at SHAPE is
+#                                      # above T (1.003): HEAD's kernels as the variant lost
 #   pack                               # the archive, now (call after each step)
 #
 # The archive leaves out Triton's and Inductor's caches.
@@ -172,4 +176,27 @@ dc_ab_rounds() {
     done
     python3 bench/ab_table.py "$R" "$name-base" "$name-v$variant" > "$R/ab-$name.txt" 2>&1
     pack
+}
+
+# The whole GPU check (scripts/gpu-check-split.sh) on build-check, each part limited to
+# LIMIT seconds (default 540: the rocm tests over HIP-over-CUDA took 392 s in one call of
+# the fortieth session and more than 430 s in the next), its logs under check/; packed.
+dc_check() {
+    local limit=${1:-540}
+    (
+        export OUT="$R/check" OPKIT_GPU_CHECK_PART_TIMEOUT="$limit"
+        t check-split scripts/gpu-check-split.sh build-check
+    )
+    pack
+    grep "== part" "$R/check-split.txt"
+}
+
+# Whether dc_ab_rounds NAME's table has base / variant above THRESHOLD (default 1.003) for
+# OP at SHAPE: the gate of a candidate's check, with HEAD's kernels as the variant (the
+# candidate as build-check), so that a check is spent only on a candidate that won.
+dc_ab_won() {
+    local name=$1 op=$2 shape=$3 threshold=${4:-1.003} ratio
+    ratio=$(awk -v op="$op" -v shape="$shape" '$1 == op && $2 == shape {print $NF}' "$R/ab-$name.txt")
+    echo "ab-$name: $op $shape variant / candidate ${ratio:-missing}"
+    [ -n "$ratio" ] && awk -v r="$ratio" -v t="$threshold" 'BEGIN {exit !(r > t)}'
 }

@@ -4,7 +4,8 @@ the results under $OUT without the compiler caches; a carried build-var/check.ta
 replaces build-check; dc_variants unpacks the variant vendors; dc_compare and
 dc_cpu_compare run the peer and CPU comparisons; dc_ab passes the variant (or none for
 base) to gpu_compare.py; dc_tests and dc_cuda_tests run the test binaries with it;
-dc_ncu_gaps profiles and tabulates.
+dc_ncu_gaps profiles and tabulates; dc_check runs the split check with its part limit;
+dc_ab_won gates a candidate's check on its A/B table.
 
 Run:  python3 -m pytest -q scripts/tests          (or: python3 scripts/tests/test_device_call.py)
 """
@@ -140,6 +141,39 @@ def test_a_carried_check_archive_replaces_the_build_check_an_earlier_call_left()
         with open(os.path.join(stale, "libopkit.so.1"), "w") as f:
             f.write("carried")
         assert call('cat "$DC_LIB"', work, out).stdout == "carried"
+
+
+def test_dc_check_runs_the_split_check_with_the_part_limit_and_packs_its_logs():
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
+        os.makedirs(os.path.join(work, "scripts"))
+        with open(os.path.join(work, "scripts", "gpu-check-split.sh"), "w") as f:
+            f.write('#!/bin/sh\nmkdir -p "$OUT"\necho "$1 $OPKIT_GPU_CHECK_PART_TIMEOUT" > "$OUT/part-a.txt"\n'
+                    'echo "== part a: ok"\necho "   detail"\necho "== part b: TIMED OUT after 9 s"\nexit 1\n')
+        os.chmod(os.path.join(work, "scripts", "gpu-check-split.sh"), 0o755)
+        proc = call("dc_check 9", work, out)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.splitlines()[-2:] == ["== part a: ok", "== part b: TIMED OUT after 9 s"], proc.stdout
+        files = archive(out)
+        assert files["check/part-a.txt"] == "build-check 9\n"
+        assert files["times.txt"].startswith("check-split rc 1 ")
+        proc = call("dc_check", work, out)
+        assert archive(out)["check/part-a.txt"] == "build-check 540\n"
+
+
+def test_dc_ab_won_reads_the_ratio_of_the_op_at_the_shape():
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
+        table = ("rms_norm_forward  8192x8192   f32  a-base 0.1 / 0.1  a-vold 0.1 / 0.1  1.002\n"
+                 "rms_norm_forward  4096x16384  f32  a-base 0.1 / 0.1  a-vold 0.2 / 0.2  1.015\n")
+        script = (f"printf '{table}' > $R/ab-a.txt\n"
+                  "dc_ab_won a rms_norm_forward 4096x16384 && echo won1\n"
+                  "dc_ab_won a rms_norm_forward 8192x8192 || echo lost2\n"
+                  "dc_ab_won a rms_norm_forward 8192x8192 1.001 && echo won3\n"
+                  "dc_ab_won a softmax_forward 8192x8192 || echo missing4\n")
+        proc = call(script, work, out)
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stdout.splitlines()
+        assert [l for l in lines if not l.startswith("ab-a:")] == ["won1", "lost2", "won3", "missing4"], lines
+        assert "ab-a: softmax_forward 8192x8192 variant / candidate missing" in lines
 
 
 def test_dc_ab_rounds_alternates_base_and_the_variant_and_tabulates_them():

@@ -9,9 +9,7 @@
 # Carry build-var (build-check travels as build-var/check.tar.xz).
 . bench/device_call.sh r1
 cat build-check/HEAD.txt
-( export OUT=$R/check OPKIT_GPU_CHECK_PART_TIMEOUT=540; t check-split scripts/gpu-check-split.sh build-check )
-pack
-grep "== part" $R/check-split.txt
+dc_check 540
 cat $R/times.txt
 # Then (another call, with .whl): every op against the peers in five rounds on HEAD (the
 # standing table's rms_norm forward rows are from e385d0a and earlier), and
