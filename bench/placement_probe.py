@@ -7,7 +7,8 @@ Liger-Kernel; the bf16 swiglu forward against torch.compile; the bf16 softmax ba
 against torch.compile; since the thirty-fifth session, for --profile, the fp32 swiglu
 backward against torch.compile, the bf16 rms_norm forward at 32768x4096 and the fp32
 softmax backward at 4096x16384 against Liger-Kernel, the fp32 embedding forward; since the
-thirty-ninth, the fp32 rms_norm forward at 4096x16384 against torch.compile's static kernel)?
+thirty-ninth, the fp32 rms_norm forward at 4096x16384 against torch.compile's static kernel,
+since the fortieth at 8192x8192 too)?
 
 bench/gpu_compare.py gives opkit an output from torch.empty_like at set-up, while a
 compiled function's output comes from the caching allocator at each call, so the two
