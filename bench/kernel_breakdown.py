@@ -13,17 +13,22 @@ in the kernels and gaps around it (the norm backwards' column sums, say)? With -
 opkit,compile,liger (any of gpu_compare.py's implementations) each one's call is broken
 down the same way, one after the other: where opkit trails a peer by a microsecond or
 two, whether the difference is in the kernels or beyond them. (torch.compile's function
-compiles on its first call, which kernel_times makes before it profiles.)
+compiles on its first call, which kernel_times makes before it profiles.) --behind-spin
+profiles the calls again as gpu_compare times them, each behind the spin kernel: how long
+after the spin the first kernel starts (the lead), and the kernels' own time under the
+timed calls' conditions rather than back to back.
 """
 import argparse
 import collections
 import os
+import statistics
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
 from gpu_compare import DT, selected_cases, substring_filter, timed  # noqa: E402
+from spin_calls import calls_behind_spin  # noqa: E402
 
 
 def kernel_times(fn, calls):
@@ -42,6 +47,42 @@ def kernel_times(fn, calls):
     return per
 
 
+def device_kernels(prof):
+    """(name, start ns, end ns) of every device activity the profile holds."""
+    out = []
+    try:  # the raw Kineto events keep nanoseconds
+        for e in prof.profiler.kineto_results.events():
+            if e.device_type() == torch.autograd.DeviceType.CUDA:
+                out.append((e.name(), e.start_ns(), e.start_ns() + e.duration_ns()))
+    except AttributeError:  # older torch: FunctionEvent's microseconds below
+        out = []
+    if not out:
+        for e in prof.events():
+            if e.device_type == torch.autograd.DeviceType.CUDA:
+                out.append((e.name, e.time_range.start * 1e3, e.time_range.end * 1e3))
+    return out
+
+
+def behind_spin(fn, calls, cycles=2_000_000):
+    """fn's calls profiled as gpu_compare.timed runs them, each queued behind the spin kernel:
+    medians over the calls of the lead (the spin's end to fn's first kernel's start), the
+    span (that start to fn's last kernel's end) and the kernels' summed durations, in us.
+    The kernel times of kernel_times() are of calls back to back, whose caches and clocks
+    differ from the timed calls'; these are the timed calls' own."""
+    fn()
+    torch.cuda.synchronize()
+    acts = [torch.profiler.ProfilerActivity.CUDA]
+    with torch.profiler.profile(activities=acts) as prof:
+        for _ in range(calls):
+            torch.cuda._sleep(cycles)
+            fn()
+        torch.cuda.synchronize()
+    calls = calls_behind_spin(device_kernels(prof))
+    if not calls:
+        raise RuntimeError("the profile holds no kernel behind a spin kernel")
+    return tuple(statistics.median(c[i] for c in calls) for i in range(3))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--dtypes", default="bf16")
@@ -50,6 +91,9 @@ def main():
     p.add_argument("--reps", type=int, default=30)
     p.add_argument("--calls", type=int, default=20, help="profiled calls per case")
     p.add_argument("--impls", default="opkit", help="comma list of gpu_compare.py implementations")
+    p.add_argument("--behind-spin", action="store_true",
+                   help="also profile the calls queued behind the spin kernel, as timed: the lead from the "
+                        "spin's end to the first kernel, the kernels' span and busy time (medians)")
     args = p.parse_args()
     ops_f, shapes_f = substring_filter(args.ops), substring_filter(args.shapes)
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}")
@@ -67,6 +111,10 @@ def main():
                           f"beyond them {call_us - total:.2f} us")
                     for kname, us in sorted(per.items(), key=lambda kv: -kv[1]):
                         print(f"  {us:9.2f}  {kname}")
+                    if args.behind_spin:
+                        lead, span, busy = behind_spin(fn, args.calls)
+                        print(f"  behind the spin: lead {lead:.2f} us, span {span:.2f} us (kernels busy "
+                              f"{busy:.2f}), the call's time beyond lead and span {call_us - lead - span:.2f} us")
             del cases
 
 

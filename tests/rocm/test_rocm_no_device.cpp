@@ -245,8 +245,8 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         CHECK(l.name == "opk_softmax_fwd_fixed_f32_g512");
         CHECK(l.block == 512);
         // fp32 rows of 4096: 256 threads of four packs (x4) in softmax and layer_norm, rms_norm's
-        // read twice at 512 x 2; rows of 8192 at eight packs in softmax, at 512 threads of four
-        // in rms_norm, and in layer_norm's kernel that loads weight and bias beside x; rows of
+        // read twice at 512 x 2; rows of 8192 at eight packs in softmax, rms_norm's read twice
+        // at 512 x 4, and in layer_norm's kernel that loads weight and bias beside x; rows of
         // 16384 at 512 x 8 in softmax and layer_norm, rms_norm's read twice at 1024 x 4.
         struct Fp32Pick {
             int64_t n;
@@ -256,7 +256,7 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         for (const Fp32Pick& c :
              {Fp32Pick{4096, "opk_softmax_fwd_fixed_f32_g256x4", "opk_rms_fwd_twice_f32_g512x2",
                        "opk_ln_fwd_fixed_f32_g256x4", 512},
-              Fp32Pick{8192, "opk_softmax_fwd_fixed_f32_g256", "opk_rms_fwd_fixed_f32_g512x4",
+              Fp32Pick{8192, "opk_softmax_fwd_fixed_f32_g256", "opk_rms_fwd_twice_f32_g512x4",
                        "opk_ln_fwd_params_f32_g512x4", 512},
               Fp32Pick{16384, "opk_softmax_fwd_fixed_f32_g512", "opk_rms_fwd_twice_f32_g1024x4",
                        "opk_ln_fwd_fixed_f32_g512", 1024}}) {

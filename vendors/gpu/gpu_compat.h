@@ -305,8 +305,13 @@ OPK_DEV uint32_t f32_to_word(float lo, float hi, opk_f16) {
 // streamed rows of softmax, the norms' forwards and cross-entropy): the first pass asks L2 to keep its lines
 // (evict_last), the second pass and the stores that follow mark theirs as the first to
 // go, so the row's writes do not push its unread part out of L2. Plain accesses where
-// the hints do not exist (before sm_80, and on AMD for now).
-enum class CacheHint { normal, keep, last_use };
+// the hints do not exist (before sm_80, and on AMD for now). keep_l1 / last_use_l1 are the
+// same two hints given to L1 as well (L1::evict_last, then L1::evict_first with L2's
+// evict_first policy), as Inductor's fp32 rms_norm forward asks: they won only where a
+// block's row is 32 KB and two rows share an SM (rms_norm's fp32 rows of 8192, 0.995 of the
+// time; 0.999-1.001 on the other fp32 rows, 1.005 slower on bf16 rows of 8192; kernel_params.h,
+// kRmsFwdTwiceResident).
+enum class CacheHint { normal, keep, last_use, keep_l1, last_use_l1 };
 
 template <CacheHint H>
 OPK_DEV uint4 load16(const void* p) {
@@ -322,6 +327,26 @@ OPK_DEV uint4 load16(const void* p) {
         return v;
     }
     if constexpr (H == CacheHint::last_use) return __ldcs(static_cast<const uint4*>(p));
+    if constexpr (H == CacheHint::keep_l1) {
+        uint4 v;
+        asm volatile(
+            "{\n\t.reg .b64 pol;\n\t"
+            "createpolicy.fractional.L2::evict_last.b64 pol, 1.0;\n\t"
+            "ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], pol;\n\t}"
+            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+            : "l"(p));
+        return v;
+    }
+    if constexpr (H == CacheHint::last_use_l1) {
+        uint4 v;
+        asm volatile(
+            "{\n\t.reg .b64 pol;\n\t"
+            "createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n\t"
+            "ld.global.L1::evict_first.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], pol;\n\t}"
+            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+            : "l"(p));
+        return v;
+    }
 #endif
     return *static_cast<const uint4*>(p);
 }

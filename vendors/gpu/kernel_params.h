@@ -360,11 +360,16 @@ constexpr int kBwdOnePackResident = 2048;
 // its static 4096x16384 kernel, one program of 32 warps a row, four packs a thread; s39
 // r6/best-configs.txt): library A/B against the fixed 512 x 8 kernel, three rounds, 4096x16384
 // 0.1326 -> 0.1305 ms (0.985; s40 r1/ab-tw1.txt); its 512 x 4 sibling at 8192x8192 was 1.014
-// slower and is not built. Inductor's cache hints on top (x L1::evict_last with L2's
+// slower then (before the x loads ahead, below). Inductor's cache hints on top (x L1::evict_last with L2's
 // evict_last policy, then L1::evict_first) 0.982, but 1.005 slower on bf16 rows of 8192;
 // rstd as rsqrtf (norm-fwd-rsqrt.patch) changed no norm forward (0.999-1.003, s40 r1/ab-rq.txt),
 // nor Inductor's hints on the fp32 twice kernels alone (0.999-1.001, s40 r3/ab-h.txt); the
-// second read's x all ahead of the stores did (rms_forward_twice in norms.cu).
+// second read's x all ahead of the stores did (rms_forward_twice in norms.cu). With those
+// loads ahead, fp32 rows of 8192 at 512 x 4 (Inductor's config there, 16 warps) with its L1
+// hints (opk_rms_fwd_twice_f32_g512x4; x L1::evict_last with L2's evict_last policy, then
+// L1::evict_first; the weight L1::evict_last): A/B against the fixed 512 x 4 kernel, three
+// rounds, 8192x8192 0.1310 -> 0.1303 ms (0.995; s41 r2/ab-w2.txt); the same kernel without
+// the L1 hints 1.003 (r2/ab-w1.txt).
 constexpr int kRmsFwdTwiceResident = 2048;
 // layer_norm's fp32 forward of rows of exactly 2048 packs (8192 floats) on views of at most
 // one outer dimension: opk_ln_fwd_params_f32_g512x4 (OPK_LN_PARAMS_KERNELS, below; ln_forward_params
@@ -667,12 +672,12 @@ static_assert(opk::kRmsStashMaxPacks32 == int64_t(opk::kNormStashConfigs[2].thre
             {{nullptr, 0, 0}, {nullptr, 0, 0}, {nullptr, 0, 0}}, {{nullptr, 0, 0}, {nullptr, 0, 0}, {nullptr, 0, 0}} \
     }
 // rms_norm's forwards that read the row twice (kRmsFwdTwiceResident says where): fp32 rows
-// of 4096 at 512 x 2 and of 16384 at 1024 x 4; 2-byte rows of 4096 and 8192 at 256 x 2 and
-// 512 x 2.
+// of 4096 at 512 x 2, of 8192 at 512 x 4 (with L1 hints) and of 16384 at 1024 x 4; 2-byte
+// rows of 4096 and 8192 at 256 x 2 and 512 x 2.
 #define OPK_RMS_TWICE_2BYTE(stem, dt) \
     { {stem "_" dt "_g256x2", 256, 2}, {stem "_" dt "_g512x2", 512, 2}, {nullptr, 0, 0} }
 #define OPK_RMS_TWICE_KERNELS(stem)                                                               \
     {                                                                                             \
-        {{stem "_f32_g512x2", 512, 2}, {nullptr, 0, 0}, {stem "_f32_g1024x4", 1024, 4}},         \
+        {{stem "_f32_g512x2", 512, 2}, {stem "_f32_g512x4", 512, 4}, {stem "_f32_g1024x4", 1024, 4}}, \
             OPK_RMS_TWICE_2BYTE(stem, "f16"), OPK_RMS_TWICE_2BYTE(stem, "bf16")                   \
     }

@@ -269,9 +269,13 @@ OPK_DEV float packs_sum(const uint4 (&raw)[C], F&& f) {
 // above a store that may alias it, so pack i + 1's x had waited for pack i's store (A/B on
 // the H200, three rounds, s40 r3/ab-x.txt: fp32 4096x16384 0.995, bf16 8192x8192 0.991,
 // the rest 0.998-1.000; 30-32 registers on sm_90, no spills). In place (y = x) each pack is
-// still read before it is written.
-template <typename T, int G, int C>
+// still read before it is written. L1Hints: x's two reads and the weight with the L1 hints
+// as well (CacheHint::keep_l1 / last_use_l1; fp32 rows of 8192 at 512 x 4 alone, where they
+// won).
+template <typename T, int G, int C, bool L1Hints = false>
 OPK_DEV void rms_forward_twice(const NormArgs& a) {
+    constexpr CacheHint first = L1Hints ? CacheHint::keep_l1 : CacheHint::keep;
+    constexpr CacheHint second = L1Hints ? CacheHint::last_use_l1 : CacheHint::last_use;
     constexpr int P = Pack<T>::n;
     constexpr int64_t n = int64_t(G) * C * P;  // the host launches rows of exactly this
     __shared__ float smem[2][kReduceSlots];
@@ -283,19 +287,24 @@ OPK_DEV void rms_forward_twice(const NormArgs& a) {
         T* yr = flat_row_ptr<T>(a.y, r);
         uint4 raw[C];
 #pragma unroll
-        for (int i = 0; i < C; ++i) raw[i] = load16<CacheHint::keep>(xr + (int64_t(i) * G + lane) * P);
+        for (int i = 0; i < C; ++i) raw[i] = load16<first>(xr + (int64_t(i) * G + lane) * P);
         float ss[1] = {packs_sum<T>(raw, [](float v) { return v * v; })};
         // Fresh: the scratch was last read two rows ago, before the last row's barrier.
         group_sum<G, 1, true>(ss, smem[parity]);
         const float inv = 1.0f / sqrtf(ss[0] / float(n) + a.eps);
 #pragma unroll
-        for (int i = 0; i < C; ++i) raw[i] = load16<CacheHint::last_use>(xr + (int64_t(i) * G + lane) * P);
+        for (int i = 0; i < C; ++i) raw[i] = load16<second>(xr + (int64_t(i) * G + lane) * P);
 #pragma unroll
         for (int i = 0; i < C; ++i) {
             const int64_t c = int64_t(i) * G + lane;
             float v[P], wv[P], out[P];
             unpack<T, P>(raw[i], v);
-            column_pack<T, P, true>(w, c, n, a.weight_vec, a.weight_offset, wv);
+            if (L1Hints && w) {  // a whole pack: the host takes these rows with an aligned weight
+                unpack<T, P>(load16<CacheHint::keep_l1>(w + c * P), wv);
+                add_offset(a.weight_offset, wv);
+            } else {
+                column_pack<T, P, true>(w, c, n, a.weight_vec, a.weight_offset, wv);
+            }
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = v[k] * inv * wv[k];
             store16<CacheHint::normal>(yr + c * P, pack_of<T, P>(out));
@@ -1153,14 +1162,15 @@ OPK_RMS_FIXED_ROW_KERNELS(opk_rms_fwd_fixed, NormArgs, rms_forward_exact)
 // kRmsFwdTwiceResident threads an SM on NVIDIA (28-32 registers, no spills); on AMD for the
 // row family's 1024 a CU (2048 would leave gfx900/906 32 VGPRs, where softmax's one-pack
 // backward spilled).
-#define OPK_RMS_TWICE_KERNEL_C(name, T, G, C)                                                         \
+#define OPK_RMS_TWICE_KERNEL_C(name, T, G, C, L1Hints)                                                \
     extern "C" __global__ void OPK_BOUNDS_RESIDENT_NV_AMD(G, opk::kRmsFwdTwiceResident, OPK_ROW_RESIDENT_THREADS) \
         name(const NormArgs a) {                                                                      \
         opk::assume_flat_rows(a);                                                                     \
-        rms_forward_twice<T, G, C>(a);                                                                \
+        rms_forward_twice<T, G, C, L1Hints>(a);                                                       \
     }
-#define OPK_RMS_TWICE_KERNEL(name, T, G) OPK_RMS_TWICE_KERNEL_C(name, T, G, 2)
-OPK_RMS_TWICE_KERNEL_C(opk_rms_fwd_twice_f32_g1024x4, float, 1024, 4)
+#define OPK_RMS_TWICE_KERNEL(name, T, G) OPK_RMS_TWICE_KERNEL_C(name, T, G, 2, false)
+OPK_RMS_TWICE_KERNEL_C(opk_rms_fwd_twice_f32_g1024x4, float, 1024, 4, false)
+OPK_RMS_TWICE_KERNEL_C(opk_rms_fwd_twice_f32_g512x4, float, 512, 4, true)
 OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_f32_g512x2, float, 512)
 OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_f16_g256x2, opk_f16, 256)
 OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_f16_g512x2, opk_f16, 512)
