@@ -14,9 +14,9 @@ opkit,compile,liger (any of gpu_compare.py's implementations) each one's call is
 down the same way, one after the other: where opkit trails a peer by a microsecond or
 two, whether the difference is in the kernels or beyond them. (torch.compile's function
 compiles on its first call, which kernel_times makes before it profiles.) --behind-spin
-profiles the calls again as gpu_compare times them, each behind the spin kernel: how long
-after the spin the first kernel starts (the lead), and the kernels' own time under the
-timed calls' conditions rather than back to back.
+profiles the calls again as gpu_compare times them, each behind the spin kernel between
+two events: the events' time beyond the kernels' span in the same calls (the call's part
+outside its kernels), and how long after the spin the first kernel starts (the lead).
 """
 import argparse
 import collections
@@ -64,23 +64,33 @@ def device_kernels(prof):
 
 
 def behind_spin(fn, calls, cycles=2_000_000):
-    """fn's calls profiled as gpu_compare.timed runs them, each queued behind the spin kernel:
-    medians over the calls of the lead (the spin's end to fn's first kernel's start), the
-    span (that start to fn's last kernel's end) and the kernels' summed durations, in us.
-    The kernel times of kernel_times() are of calls back to back, whose caches and clocks
-    differ from the timed calls'; these are the timed calls' own."""
+    """fn's calls profiled as gpu_compare.timed runs them, each queued behind the spin kernel
+    between its two events: medians over the calls of the lead (the spin's end to fn's
+    first kernel's start), the span (that start to fn's last kernel's end), the kernels'
+    summed durations, the events' time and, call by call, the events' time beyond the span
+    (what the timed call has outside its kernels), in us. kernel_times() profiles calls back
+    to back, whose caches and clocks differ from the timed calls'; these are the timed calls'
+    own, kernels and events alike."""
     fn()
     torch.cuda.synchronize()
     acts = [torch.profiler.ProfilerActivity.CUDA]
+    events = []
     with torch.profiler.profile(activities=acts) as prof:
         for _ in range(calls):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             torch.cuda._sleep(cycles)
+            a.record()
             fn()
+            b.record()
+            events.append((a, b))
         torch.cuda.synchronize()
-    calls = calls_behind_spin(device_kernels(prof))
-    if not calls:
-        raise RuntimeError("the profile holds no kernel behind a spin kernel")
-    return tuple(statistics.median(c[i] for c in calls) for i in range(3))
+    spans = calls_behind_spin(device_kernels(prof))
+    if len(spans) != len(events):
+        raise RuntimeError(f"the profile holds {len(spans)} calls behind a spin kernel, not {len(events)}")
+    event_us = [a.elapsed_time(b) * 1e3 for a, b in events]
+    med = statistics.median
+    return (med(c[0] for c in spans), med(c[1] for c in spans), med(c[2] for c in spans), med(event_us),
+            med(e - c[1] for e, c in zip(event_us, spans)))
 
 
 def main():
@@ -92,8 +102,9 @@ def main():
     p.add_argument("--calls", type=int, default=20, help="profiled calls per case")
     p.add_argument("--impls", default="opkit", help="comma list of gpu_compare.py implementations")
     p.add_argument("--behind-spin", action="store_true",
-                   help="also profile the calls queued behind the spin kernel, as timed: the lead from the "
-                        "spin's end to the first kernel, the kernels' span and busy time (medians)")
+                   help="also profile the calls queued behind the spin kernel between their events, as timed: "
+                        "the events' time beyond the kernels' span in the same calls, the lead from the spin's end "
+                        "to the first kernel (medians)")
     args = p.parse_args()
     ops_f, shapes_f = substring_filter(args.ops), substring_filter(args.shapes)
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}")
@@ -112,9 +123,9 @@ def main():
                     for kname, us in sorted(per.items(), key=lambda kv: -kv[1]):
                         print(f"  {us:9.2f}  {kname}")
                     if args.behind_spin:
-                        lead, span, busy = behind_spin(fn, args.calls)
-                        print(f"  behind the spin: lead {lead:.2f} us, span {span:.2f} us (kernels busy "
-                              f"{busy:.2f}), the call's time beyond lead and span {call_us - lead - span:.2f} us")
+                        lead, span, busy, ev, beyond = behind_spin(fn, args.calls)
+                        print(f"  behind the spin, the same calls: events {ev:.2f} us, kernels' span {span:.2f} us "
+                              f"(busy {busy:.2f}), events beyond the span {beyond:.2f} us; lead {lead:.2f} us")
             del cases
 
 
