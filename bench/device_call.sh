@@ -10,6 +10,8 @@
 #   dc_compare NAME ARGS...            # gpu_compare.py ARGS against the peers (Liger-Kernel from
 #                                      # dc_liger's /tmp/site) through build-check's libopkit into
 #                                      # NAME.json, Triton's and Inductor's caches under $R; packed
+#   dc_breakdown NAME ARGS...          # kernel_breakdown.py ARGS --behind-spin against the peers
+#                                      # (as dc_compare) into NAME.txt; packed
 #   dc_cpu_compare NAME ARGS...        # cpu_compare.py ARGS, the GPU vendors disabled (the CPU
 #                                      # defaults against PyTorch CPU) into NAME.json; packed
 #   dc_ab NAME VARIANT OPS DTYPES      # gpu_compare.py --impls opkit through variant vVARIANT
@@ -66,14 +68,28 @@ dc_liger() {
 
 dc_variants() { mkdir -p var && tar xJf build-var/var.tar.xz -C var; }
 
+# CMD... with the peers beside opkit: Liger-Kernel from dc_liger's /tmp/site, Triton's and
+# Inductor's caches under $R, build-check's libopkit.
+dc_peers() {
+    env PYTHONPATH="/tmp/site:$PWD/python" TRITON_CACHE_DIR="$R/triton" TORCHINDUCTOR_CACHE_DIR="$R/inductor" \
+        OPKIT_LIBRARY="$DC_LIB" "$@"
+}
+
 # The runs behind docs/PERFORMANCE.md's standing table (every op against the peers) and its
 # CPU table, as the sessions' calls had written them out each time. Each stops at 220 s.
 dc_compare() {
     local name=$1
     shift
-    t "$name" timeout 220 env PYTHONPATH="/tmp/site:$PWD/python" TRITON_CACHE_DIR="$R/triton" \
-        TORCHINDUCTOR_CACHE_DIR="$R/inductor" OPKIT_LIBRARY="$DC_LIB" \
-        python3 bench/gpu_compare.py "$@" --out "$R/$name.json"
+    t "$name" dc_peers timeout 220 python3 bench/gpu_compare.py "$@" --out "$R/$name.json"
+    pack
+}
+
+# bench/kernel_breakdown.py ARGS against torch.compile and Liger-Kernel, with --behind-spin
+# (events and kernels of the same calls), into NAME.txt; stops at 120 s; packed.
+dc_breakdown() {
+    local name=$1
+    shift
+    t "$name" dc_peers timeout 120 python3 bench/kernel_breakdown.py --impls opkit,compile,liger --behind-spin "$@"
     pack
 }
 

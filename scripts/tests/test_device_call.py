@@ -2,7 +2,7 @@
 bash and no GPU: t records each command's output, exit status and seconds; pack archives
 the results under $OUT without the compiler caches; a carried build-var/check.tar.xz
 replaces build-check; dc_variants unpacks the variant vendors; dc_compare and
-dc_cpu_compare run the peer and CPU comparisons; dc_ab passes the variant (or none for
+dc_cpu_compare run the peer and CPU comparisons, dc_breakdown the kernel breakdown; dc_ab passes the variant (or none for
 base) to gpu_compare.py; dc_tests and dc_cuda_tests run the test binaries with it;
 dc_ncu_gaps profiles and tabulates; dc_check runs the split check with its part limit;
 dc_ab_won gates a candidate's check on its A/B table.
@@ -96,6 +96,23 @@ def test_dc_compare_and_dc_cpu_compare_run_against_the_peers_and_pack():
         assert files["cc16.json"] == f"cuda,rocm {lib} {work}/python --ops embedding --threads 16 --rounds 11", \
             files["cc16.json"]
         assert [l.split(" rc ")[0] for l in files["times.txt"].splitlines()] == ["cmp", "cc16"]
+
+
+def test_dc_breakdown_runs_kernel_breakdown_behind_the_spin_against_the_peers():
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
+        os.makedirs(os.path.join(work, "bench"))
+        with open(os.path.join(work, "bench", "kernel_breakdown.py"), "w") as f:
+            f.write("import os, sys\nprint(' '.join([os.environ['PYTHONPATH'], os.environ['OPKIT_LIBRARY'], "
+                    "os.environ['TRITON_CACHE_DIR']] + sys.argv[1:]))\n")
+        proc = call("dc_breakdown kb-rms --ops rms_norm_forward --dtypes f32\necho $R > $OUT/r.txt", work, out)
+        assert proc.returncode == 0, proc.stderr
+        files = archive(out)
+        lib = os.path.join(work, "build-check", "lib", "libopkit.so.1")
+        with open(os.path.join(out, "r.txt")) as f:
+            r = f.read().strip()
+        assert files["kb-rms.txt"] == (f"/tmp/site:{work}/python {lib} {r}/triton --impls opkit,compile,liger "
+                                       "--behind-spin --ops rms_norm_forward --dtypes f32\n"), files["kb-rms.txt"]
+        assert files["times.txt"].startswith("kb-rms rc 0 "), files["times.txt"]
 
 
 def test_dc_ab_passes_the_variant_vendor_and_base_passes_none():

@@ -11,19 +11,11 @@
 # Carry build-var, .whl.
 . bench/device_call.sh r2
 dc_liger
-breakdown() {  # NAME ARGS...
-    local name=$1
-    shift
-    t "$name" timeout 90 env PYTHONPATH="/tmp/site:$PWD/python" TRITON_CACHE_DIR="$R/triton" \
-        TORCHINDUCTOR_CACHE_DIR="$R/inductor" OPKIT_LIBRARY="$DC_LIB" \
-        python3 bench/kernel_breakdown.py --impls opkit,compile,liger --behind-spin --calls 30 "$@"
-    pack
-}
-breakdown kb-norm-fwd-bf16 --ops rms_norm_forward,layer_norm_forward --dtypes bf16
-breakdown kb-norm-fwd-f32 --ops layer_norm_forward --dtypes f32
-breakdown kb-softmax-f32 --ops softmax_forward,softmax_backward --dtypes f32
-breakdown kb-softmax-fwd-bf16 --ops softmax_forward --dtypes bf16
-breakdown kb-gated-bwd --ops swiglu_backward,geglu_backward --dtypes bf16,f32
-breakdown kb-embedding-bf16 --ops embedding_forward --dtypes bf16
+dc_breakdown kb-norm-fwd-bf16 --calls 30 --ops rms_norm_forward,layer_norm_forward --dtypes bf16
+dc_breakdown kb-norm-fwd-f32 --calls 30 --ops layer_norm_forward --dtypes f32
+dc_breakdown kb-softmax-f32 --calls 30 --ops softmax_forward,softmax_backward --dtypes f32
+dc_breakdown kb-softmax-fwd-bf16 --calls 30 --ops softmax_forward --dtypes bf16
+dc_breakdown kb-gated-bwd --calls 30 --ops swiglu_backward,geglu_backward --dtypes bf16,f32
+dc_breakdown kb-embedding-bf16 --calls 30 --ops embedding_forward --dtypes bf16
 cat $R/times.txt
 grep -h "same calls\|: call" $R/kb-*.txt
