@@ -313,38 +313,29 @@ OPK_DEV uint32_t f32_to_word(float lo, float hi, opk_f16) {
 // kRmsFwdTwiceResident).
 enum class CacheHint { normal, keep, last_use, keep_l1, last_use_l1 };
 
+// One 16-byte load under an L2 eviction policy (L2: evict_last or evict_first) with an L1
+// qualifier (L1: "" or ".L1::evict_last" / ".L1::evict_first"). PTX text must be a literal,
+// hence a macro rather than a template.
+#define OPK_LOAD16_POLICY(v, p, L2, L1)                                                  \
+    asm volatile("{\n\t.reg .b64 pol;\n\t"                                              \
+                 "createpolicy.fractional.L2::" L2 ".b64 pol, 1.0;\n\t"                  \
+                 "ld.global" L1 ".L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], pol;\n\t}" \
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)                             \
+                 : "l"(p))
+
 template <CacheHint H>
 OPK_DEV uint4 load16(const void* p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if constexpr (H == CacheHint::keep) {
+    if constexpr (H == CacheHint::last_use) {
+        return __ldcs(static_cast<const uint4*>(p));
+    } else if constexpr (H != CacheHint::normal) {
         uint4 v;
-        asm volatile(
-            "{\n\t.reg .b64 pol;\n\t"
-            "createpolicy.fractional.L2::evict_last.b64 pol, 1.0;\n\t"
-            "ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], pol;\n\t}"
-            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-            : "l"(p));
-        return v;
-    }
-    if constexpr (H == CacheHint::last_use) return __ldcs(static_cast<const uint4*>(p));
-    if constexpr (H == CacheHint::keep_l1) {
-        uint4 v;
-        asm volatile(
-            "{\n\t.reg .b64 pol;\n\t"
-            "createpolicy.fractional.L2::evict_last.b64 pol, 1.0;\n\t"
-            "ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], pol;\n\t}"
-            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-            : "l"(p));
-        return v;
-    }
-    if constexpr (H == CacheHint::last_use_l1) {
-        uint4 v;
-        asm volatile(
-            "{\n\t.reg .b64 pol;\n\t"
-            "createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n\t"
-            "ld.global.L1::evict_first.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], pol;\n\t}"
-            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-            : "l"(p));
+        if constexpr (H == CacheHint::keep)
+            OPK_LOAD16_POLICY(v, p, "evict_last", "");
+        else if constexpr (H == CacheHint::keep_l1)
+            OPK_LOAD16_POLICY(v, p, "evict_last", ".L1::evict_last");
+        else
+            OPK_LOAD16_POLICY(v, p, "evict_first", ".L1::evict_first");
         return v;
     }
 #endif
