@@ -52,20 +52,22 @@ def device_kernels(prof):
     out = []
     try:  # the raw Kineto events keep nanoseconds
         for e in prof.profiler.kineto_results.events():
-            if e.device_type() == torch.autograd.DeviceType.CUDA:
+            # record_function ranges can come back as device-side annotations: not kernels
+            if e.device_type() == torch.autograd.DeviceType.CUDA and not e.is_user_annotation():
                 out.append((e.name(), e.start_ns(), e.start_ns() + e.duration_ns()))
     except AttributeError:  # older torch: FunctionEvent's microseconds below
         out = []
     if not out:
         for e in prof.events():
-            if e.device_type == torch.autograd.DeviceType.CUDA:
+            if e.device_type == torch.autograd.DeviceType.CUDA and not getattr(e, "is_user_annotation", False):
                 out.append((e.name, e.time_range.start * 1e3, e.time_range.end * 1e3))
     return out
 
 
 def behind_spin(fn, calls, cycles=2_000_000):
-    """fn's calls profiled as gpu_compare.timed runs them, each queued behind the spin kernel
-    between its two events: medians over the calls of the lead (the spin's end to fn's
+    """fn's calls profiled the way gpu_compare.timed runs them, each queued behind the spin
+    kernel between its two events (the GPU sees timed's order; the host queues all the calls
+    without timed's sync after each, and CUPTI traces them): medians over the calls of the lead (the spin's end to fn's
     first kernel's start), the span (that start to fn's last kernel's end), the kernels'
     summed durations, the events' time and, call by call, the events' time beyond the span
     (what the timed call has outside its kernels), in us. kernel_times() profiles calls back

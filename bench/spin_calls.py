@@ -11,16 +11,31 @@ def is_spin(name):
     return "spin" in name or "sleep" in name
 
 
+def busy_ns(intervals):
+    """Length of the union of (start, end) intervals sorted by start: kernels that overlap
+    (a dependent launch starts, and waits, while the kernel before it still runs) count once."""
+    total, cur_start, cur_end = 0, None, None
+    for s, e in intervals:
+        if cur_end is None or s > cur_end:
+            if cur_end is not None:
+                total += cur_end - cur_start
+            cur_start, cur_end = s, e
+        else:
+            cur_end = max(cur_end, e)
+    return total + (cur_end - cur_start if cur_end is not None else 0)
+
+
 def calls_behind_spin(kernels):
     """kernels: (name, start ns, end ns) of a profile's device activities in any order.
     Returns a (lead, span, busy) tuple in microseconds for each spin followed by at least
-    one other kernel; activities before the first spin belong to no call."""
+    one other kernel (busy: the time at least one of them ran); activities before the first
+    spin belong to no call."""
     out, call, spin_end = [], None, None
 
     def close():
         if call:
             out.append(((call[0][0] - spin_end) / 1e3, (max(e for _, e in call) - call[0][0]) / 1e3,
-                        sum(e - s for s, e in call) / 1e3))
+                        busy_ns(call) / 1e3))
 
     for name, start, end in sorted(kernels, key=lambda k: k[1]):
         if is_spin(name):

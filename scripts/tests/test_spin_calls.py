@@ -9,7 +9,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench"))
 sys.path.insert(0, HERE)
-from spin_calls import calls_behind_spin, is_spin  # noqa: E402
+from spin_calls import busy_ns, calls_behind_spin, is_spin  # noqa: E402
 from plain_runner import run  # noqa: E402
 
 SPIN = "void at::cuda::(anonymous namespace)::spin_kernel(long)"
@@ -37,6 +37,18 @@ def test_two_kernels_a_call_in_any_order_with_a_gap():
     assert lead == 2.0
     assert span == 109.0
     assert busy == 108.0
+
+
+def test_overlapping_kernels_count_once_in_busy():
+    # a column sum launched dependent starts (and waits) while the row kernel runs
+    ks = [(SPIN, 0, 1_000_000), ("rows", 1_001_000, 1_101_000), ("sum", 1_090_000, 1_104_000),
+          ("memset", 1_110_000, 1_111_000)]
+    (lead, span, busy), = calls_behind_spin(ks)
+    assert lead == 1.0
+    assert span == 110.0
+    assert busy == 104.0  # 1.001-1.104 ms once, then the memset's 1 us
+    assert busy_ns([(0, 10), (2, 5), (10, 12), (20, 21)]) == 13
+    assert busy_ns([]) == 0
 
 
 def test_activities_before_the_first_spin_and_a_bare_spin_are_no_call():

@@ -313,19 +313,18 @@ OPK_DEV uint32_t f32_to_word(float lo, float hi, opk_f16) {
 // kRmsFwdTwiceResident).
 enum class CacheHint { normal, keep, last_use, keep_l1, last_use_l1 };
 
+template <CacheHint H>
+OPK_DEV uint4 load16(const void* p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 // One 16-byte load under an L2 eviction policy (L2: evict_last or evict_first) with an L1
 // qualifier (L1: "" or ".L1::evict_last" / ".L1::evict_first"). PTX text must be a literal,
-// hence a macro rather than a template.
+// hence a macro rather than a template; it exists for load16 alone.
 #define OPK_LOAD16_POLICY(v, p, L2, L1)                                                  \
     asm volatile("{\n\t.reg .b64 pol;\n\t"                                              \
                  "createpolicy.fractional.L2::" L2 ".b64 pol, 1.0;\n\t"                  \
                  "ld.global" L1 ".L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], pol;\n\t}" \
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)                             \
+                 : "=r"((v).x), "=r"((v).y), "=r"((v).z), "=r"((v).w)                     \
                  : "l"(p))
-
-template <CacheHint H>
-OPK_DEV uint4 load16(const void* p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if constexpr (H == CacheHint::last_use) {
         return __ldcs(static_cast<const uint4*>(p));
     } else if constexpr (H != CacheHint::normal) {
@@ -334,16 +333,21 @@ OPK_DEV uint4 load16(const void* p) {
             OPK_LOAD16_POLICY(v, p, "evict_last", "");
         else if constexpr (H == CacheHint::keep_l1)
             OPK_LOAD16_POLICY(v, p, "evict_last", ".L1::evict_last");
-        else
+        else if constexpr (H == CacheHint::last_use_l1)
             OPK_LOAD16_POLICY(v, p, "evict_first", ".L1::evict_first");
+        else
+            static_assert(H == CacheHint::normal, "load16: a CacheHint without its load");
         return v;
     }
+#undef OPK_LOAD16_POLICY
 #endif
     return *static_cast<const uint4*>(p);
 }
 
+// Stores take normal, keep (a plain store) or last_use; the L1 hints are the loads' alone.
 template <CacheHint H>
 OPK_DEV void store16(void* p, const uint4& v) {
+    static_assert(H != CacheHint::keep_l1 && H != CacheHint::last_use_l1, "store16: the L1 hints are for loads");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if constexpr (H == CacheHint::last_use) {
         __stcs(static_cast<uint4*>(p), v);

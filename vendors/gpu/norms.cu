@@ -299,9 +299,13 @@ OPK_DEV void rms_forward_twice(const NormArgs& a) {
             const int64_t c = int64_t(i) * G + lane;
             float v[P], wv[P], out[P];
             unpack<T, P>(raw[i], v);
-            if (L1Hints && w) {  // a whole pack: the host takes these rows with an aligned weight
-                unpack<T, P>(load16<CacheHint::keep_l1>(w + c * P), wv);
-                add_offset(a.weight_offset, wv);
+            if constexpr (L1Hints) {
+                if (w) {  // a whole pack: the host takes these rows with an aligned weight
+                    unpack<T, P>(load16<CacheHint::keep_l1>(w + c * P), wv);
+                    add_offset(a.weight_offset, wv);
+                } else {
+                    column_pack<T, P, true>(w, c, n, a.weight_vec, a.weight_offset, wv);  // ones
+                }
             } else {
                 column_pack<T, P, true>(w, c, n, a.weight_vec, a.weight_offset, wv);
             }
