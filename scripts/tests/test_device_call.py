@@ -56,6 +56,16 @@ def test_t_records_output_status_and_time_and_pack_archives_them():
         assert proc.stdout.splitlines() == times  # t also prints each line
 
 
+def stand_in_file(work, rel, text, executable=False):
+    """`text` written as `rel` under `work` (a stand-in for a repository script)."""
+    path = os.path.join(work, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    if executable:
+        os.chmod(path, 0o755)
+
+
 def stand_in_ncu(work, body):
     """A directory under `work` (to put first on PATH) holding an `ncu` shell script that
     runs `body`."""
@@ -100,10 +110,9 @@ def test_dc_compare_and_dc_cpu_compare_run_against_the_peers_and_pack():
 
 def test_dc_breakdown_runs_kernel_breakdown_behind_the_spin_against_the_peers():
     with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
-        os.makedirs(os.path.join(work, "bench"))
-        with open(os.path.join(work, "bench", "kernel_breakdown.py"), "w") as f:
-            f.write("import os, sys\nprint(' '.join([os.environ['PYTHONPATH'], os.environ['OPKIT_LIBRARY'], "
-                    "os.environ['TRITON_CACHE_DIR']] + sys.argv[1:]))\n")
+        stand_in_file(work, "bench/kernel_breakdown.py",
+                      "import os, sys\nprint(' '.join([os.environ['PYTHONPATH'], os.environ['OPKIT_LIBRARY'], "
+                      "os.environ['TRITON_CACHE_DIR']] + sys.argv[1:]))\n")
         proc = call("dc_breakdown kb-rms --ops rms_norm_forward --dtypes f32\necho $R > $OUT/r.txt", work, out)
         assert proc.returncode == 0, proc.stderr
         files = archive(out)
@@ -162,11 +171,10 @@ def test_a_carried_check_archive_replaces_the_build_check_an_earlier_call_left()
 
 def test_dc_check_runs_the_split_check_with_the_part_limit_and_packs_its_logs():
     with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
-        os.makedirs(os.path.join(work, "scripts"))
-        with open(os.path.join(work, "scripts", "gpu-check-split.sh"), "w") as f:
-            f.write('#!/bin/sh\nmkdir -p "$OUT"\necho "$1 $OPKIT_GPU_CHECK_PART_TIMEOUT" > "$OUT/part-a.txt"\n'
-                    'echo "== part a: ok"\necho "   detail"\necho "== part b: TIMED OUT after 9 s"\nexit 1\n')
-        os.chmod(os.path.join(work, "scripts", "gpu-check-split.sh"), 0o755)
+        stand_in_file(work, "scripts/gpu-check-split.sh",
+                      '#!/bin/sh\nmkdir -p "$OUT"\necho "$1 $OPKIT_GPU_CHECK_PART_TIMEOUT" > "$OUT/part-a.txt"\n'
+                      'echo "== part a: ok"\necho "   detail"\necho "== part b: TIMED OUT after 9 s"\nexit 1\n',
+                      executable=True)
         proc = call("dc_check 9", work, out)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.splitlines()[-2:] == ["== part a: ok", "== part b: TIMED OUT after 9 s"], proc.stdout
