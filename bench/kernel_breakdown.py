@@ -67,10 +67,10 @@ def device_kernels(prof):
 def behind_spin(fn, calls, cycles=2_000_000):
     """fn's calls profiled the way gpu_compare.timed runs them, each queued behind the spin
     kernel between its two events (the GPU sees timed's order; the host queues all the calls
-    without timed's sync after each, and CUPTI traces them): medians over the calls of the lead (the spin's end to fn's
-    first kernel's start), the span (that start to fn's last kernel's end), the kernels'
-    summed durations, the events' time and, call by call, the events' time beyond the span
-    (what the timed call has outside its kernels), in us. kernel_times() profiles calls back
+    without timed's sync after each, and CUPTI traces them): medians over the calls of the
+    lead (the spin's end to fn's first kernel's start), the span (that start to fn's last
+    kernel's end), the kernels' busy time, the events' time and, call by call, the events'
+    time beyond the span (what the timed call has outside its kernels), in us. kernel_times() profiles calls back
     to back, whose caches and clocks differ from the timed calls'; these are the timed calls'
     own, kernels and events alike."""
     fn()

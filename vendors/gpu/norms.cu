@@ -24,11 +24,16 @@ OPK_DEV void add_offset(float offset, float (&out)[P]) {
 
 // Pack c of an optional per-column vector (weight, bias) as fp32, plus `offset`. Exact: as
 // load_pack's (the forwards' exact bodies: the host takes them only where the weight and
-// bias are 16-byte aligned, NormArgs::exact).
-template <typename T, int P, bool Exact = false>
+// bias are 16-byte aligned, NormArgs::exact). H: a cache hint for the pack's load, which
+// only an exact body's whole pack can take.
+template <typename T, int P, bool Exact = false, CacheHint H = CacheHint::normal>
 OPK_DEV void column_pack(const T* v, int64_t c, int64_t n, bool vec, float offset, float (&out)[P]) {
+    static_assert(Exact || H == CacheHint::normal, "column_pack: a cache hint needs whole packs");
     if (v) {
-        load_pack<T, P, Exact>(v, c, n, vec, out);
+        if constexpr (H == CacheHint::normal)
+            load_pack<T, P, Exact>(v, c, n, vec, out);
+        else
+            unpack<T, P>(load16<H>(v + c * P), out);
         add_offset(offset, out);
     } else {
 #pragma unroll
@@ -276,6 +281,7 @@ template <typename T, int G, int C, bool L1Hints = false>
 OPK_DEV void rms_forward_twice(const NormArgs& a) {
     constexpr CacheHint first = L1Hints ? CacheHint::keep_l1 : CacheHint::keep;
     constexpr CacheHint second = L1Hints ? CacheHint::last_use_l1 : CacheHint::last_use;
+    constexpr CacheHint weight = L1Hints ? CacheHint::keep_l1 : CacheHint::normal;
     constexpr int P = Pack<T>::n;
     constexpr int64_t n = int64_t(G) * C * P;  // the host launches rows of exactly this
     __shared__ float smem[2][kReduceSlots];
@@ -299,16 +305,7 @@ OPK_DEV void rms_forward_twice(const NormArgs& a) {
             const int64_t c = int64_t(i) * G + lane;
             float v[P], wv[P], out[P];
             unpack<T, P>(raw[i], v);
-            if constexpr (L1Hints) {
-                if (w) {  // a whole pack: the host takes these rows with an aligned weight
-                    unpack<T, P>(load16<CacheHint::keep_l1>(w + c * P), wv);
-                    add_offset(a.weight_offset, wv);
-                } else {
-                    column_pack<T, P, true>(w, c, n, a.weight_vec, a.weight_offset, wv);  // ones
-                }
-            } else {
-                column_pack<T, P, true>(w, c, n, a.weight_vec, a.weight_offset, wv);
-            }
+            column_pack<T, P, true, weight>(w, c, n, a.weight_vec, a.weight_offset, wv);
 #pragma unroll
             for (int k = 0; k < P; ++k) out[k] = v[k] * inv * wv[k];
             store16<CacheHint::normal>(yr + c * P, pack_of<T, P>(out));
