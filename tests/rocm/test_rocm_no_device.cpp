@@ -435,11 +435,23 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         CHECK(l.name == "opk_softmax_bwd_exact_f32");
         CHECK(l.block == 256);
     }
+    SECTION("softmax backward: 2-byte rows of 16384 one block a row") {
+        RocmTensor dy({3, 16384}, kBf16), y({3, 16384}, kBf16), dx({3, 16384}, kBf16);
+        Launch l = first_launch_of([&] { return opkit_softmax_backward(dy.get(), y.get(), dx.get(), nullptr); });
+        CHECK(l.name == "opk_softmax_bwd_block_row_bf16_g512x4");
+        CHECK(l.block == 512);
+        CHECK(l.grid == 3);  // a block for every row: the kernel has no row walk
+        // Misaligned rows are not whole packs: the general kernel.
+        RocmTensor dym({3, 16384}, kBf16, 1), ym({3, 16384}, kBf16, 1), dxm({3, 16384}, kBf16, 1);
+        l = first_launch_of([&] { return opkit_softmax_backward(dym.get(), ym.get(), dxm.get(), nullptr); });
+        CHECK(l.name != "opk_softmax_bwd_block_row_bf16_g512x4");
+    }
     SECTION("softmax backward: the exact and eight-pack kernels") {
-        RocmTensor dy({2, 16384}, kBf16), y({2, 16384}, kBf16), dx({2, 16384}, kBf16);
+        // 2-byte rows of 24576 (3072 packs): eight packs a thread of 384 threads.
+        RocmTensor dy({2, 24576}, kBf16), y({2, 24576}, kBf16), dx({2, 24576}, kBf16);
         Launch l = first_launch_of([&] { return opkit_softmax_backward(dy.get(), y.get(), dx.get(), nullptr); });
         CHECK(l.name == "opk_softmax_bwd_wide_bf16");
-        CHECK(l.block == 256);
+        CHECK(l.block == 384);
         RocmTensor dyf({2, 8192}, kF32), yf({2, 8192}, kF32), dxf({2, 8192}, kF32);
         l = first_launch_of([&] { return opkit_softmax_backward(dyf.get(), yf.get(), dxf.get(), nullptr); });
         CHECK(l.name == "opk_softmax_bwd_exact_f32");

@@ -162,6 +162,18 @@ __device__ __forceinline__ T per_iteration(T v) {
 #endif
     return v;
 }
+// No instruction: claims to change a raw 16-byte pack, so that what the compiler derived
+// from it before this point (its unpacked floats) cannot be reused after it and is derived
+// again. For a kernel that keeps raw packs across a barrier and unpacks them on both sides:
+// nvcc otherwise kept the floats, twice the registers (opk_softmax_bwd_block_row: 64
+// registers and 36 bytes of spills at four packs of dy and y a thread, 63 and none with it).
+__device__ __forceinline__ void refresh_pack(uint4& p) {
+#if defined(__CUDA_ARCH__)
+    asm volatile("" : "+r"(p.x), "+r"(p.y), "+r"(p.z), "+r"(p.w));
+#elif defined(__HIP_DEVICE_COMPILE__)
+    asm volatile("" : "+v"(p.x), "+v"(p.y), "+v"(p.z), "+v"(p.w));
+#endif
+}
 // No instruction: keeps the compiler from moving memory accesses across this point. For a
 // load that must happen before stores of another type to the same bytes (type-based alias
 // analysis would let the compiler assume they cannot overlap).

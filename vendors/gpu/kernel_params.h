@@ -341,6 +341,23 @@ constexpr int64_t kBwdWideMinPacks = 2048;
 // bounds spill at that cap, which this kernel has neither of.
 constexpr int kBwdOnePackThreads = 512;
 constexpr int kBwdOnePackResident = 2048;
+// 2-byte rows of exactly kBwdBlockRowThreads x kBwdBlockRowPacks packs (16384 elements) on
+// views of at most one outer dimension: opk_softmax_bwd_block_row_<dtype>_g512x4, one block
+// a row and a block for every row (the host launches as many blocks as rows, so the kernel
+// has no row walk), four packs of dy and y a thread all in flight at once and kept raw across
+// the row's barrier (refresh_pack), built for kBwdBlockRowResident threads an SM (63
+// registers on sm_90, no spills): Liger-Kernel's shape there (one program a row of 16 warps,
+// 49 registers, two an SM), where the eight-pack wide kernel holds 128 registers at 256
+// threads. Measured on the H200 (bench/experiments/softmax-bwd-block-row.patch;
+// bench/results/2026-12-01-s42/r3, r4: A/B, three rounds each): bf16 4096x16384 0.0969 ->
+// 0.0965 ms (0.997) and 0.0969 -> 0.0964 (0.995), faster in every round. Measured and not
+// taken: the same form for rows of 4096 (512 x 1, 28 registers; 1.002 against the one-pack
+// kernel) and of 8192 (512 x 2, 40 registers, three blocks an SM; 0.999 against the exact
+// kernel); rows of 16384 at 1024 x 2 (32 registers, 36 bytes of spills) 1.252; and with a
+// row walk (80 registers, one block an SM) 1.035.
+constexpr int kBwdBlockRowThreads = 512;
+constexpr int kBwdBlockRowPacks = 4;
+constexpr int kBwdBlockRowResident = 1024;
 // rms_norm's forward of rows of exactly threads x chunks packs (OPK_RMS_TWICE_KERNELS,
 // below) on views of at most one outer dimension: opk_rms_fwd_twice_<dtype>_g<threads>x2,
 // one block a row that reads the row twice, as Inductor's kernels do -- the sum of squares

@@ -162,6 +162,53 @@ OPK_DEV void softmax_backward_one_pack(const SoftmaxArgs& a) {
     }
 }
 
+// The backward of 2-byte rows of exactly kBwdBlockRowThreads x kBwdBlockRowPacks packs on
+// views of at most one outer dimension (kBwdBlockRowThreads in kernel_params.h says where,
+// with its measurements): one block a row, and a block for every row, so no row walk and
+// nothing kept from one row to the next. A thread's packs of dy and y are all loaded before
+// any is used and stay raw across the barrier of the row's sum: unpacked for the dot
+// product, then again for dx (refresh_pack keeps the compiler from holding the floats).
+template <typename T>
+OPK_DEV void softmax_backward_block_row(const SoftmaxArgs& a) {
+    constexpr int P = Pack<T>::n, G = kBwdBlockRowThreads, C = kBwdBlockRowPacks;
+    __shared__ float smem[kReduceSlots];
+    const int64_t r = blockIdx.x;
+    const T* dyr = flat_row_ptr<const T>(a.a, r);
+    const T* yr = flat_row_ptr<const T>(a.b, r);
+    uint4 dyraw[C], yraw[C];
+#pragma unroll
+    for (int i = 0; i < C; ++i) {
+        const int c = (i * G + int(threadIdx.x)) * P;
+        dyraw[i] = load16<CacheHint::normal>(dyr + c);
+        yraw[i] = load16<CacheHint::normal>(yr + c);
+    }
+    float dot[1] = {0.0f};
+#pragma unroll
+    for (int i = 0; i < C; ++i) {
+        float dy[P], y[P];
+        unpack<T, P>(dyraw[i], dy);
+        unpack<T, P>(yraw[i], y);
+#pragma unroll
+        for (int k = 0; k < P; ++k) dot[0] += dy[k] * y[k];
+    }
+    group_sum<G, 1, true>(dot, smem);  // the block's only reduction: no earlier reader
+#pragma unroll
+    for (int i = 0; i < C; ++i) {
+        refresh_pack(dyraw[i]);
+        refresh_pack(yraw[i]);
+    }
+    T* dxr = flat_row_ptr<T>(a.out, r);
+#pragma unroll
+    for (int i = 0; i < C; ++i) {
+        float dy[P], y[P], out[P];
+        unpack<T, P>(dyraw[i], dy);
+        unpack<T, P>(yraw[i], y);
+#pragma unroll
+        for (int k = 0; k < P; ++k) out[k] = y[k] * (dy[k] - dot[0]);
+        store16<CacheHint::normal>(dxr + (i * G + int(threadIdx.x)) * P, pack_of<T, P>(out));
+    }
+}
+
 }  // namespace
 }  // namespace opk
 
@@ -197,6 +244,17 @@ OPK_SOFTMAX_BWD_EXACT_16(opk_softmax_bwd_exact_bf16, opk_bf16)
     }
 OPK_SOFTMAX_BWD_ONE_PACK(opk_softmax_bwd_one_pack_f16, opk_f16)
 OPK_SOFTMAX_BWD_ONE_PACK(opk_softmax_bwd_one_pack_bf16, opk_bf16)
+// Built for kBwdBlockRowResident threads an SM in blocks of kBwdBlockRowThreads (63
+// registers on NVIDIA, no spills); AMD asks for the row family's resident threads.
+#define OPK_SOFTMAX_BWD_BLOCK_ROW(name, T)                                                            \
+    extern "C" __global__ void OPK_BOUNDS_RESIDENT_NV_AMD(opk::kBwdBlockRowThreads, opk::kBwdBlockRowResident, \
+                                                          OPK_ROW_RESIDENT_THREADS)                         \
+        name(const SoftmaxArgs a) {                                                                   \
+        opk::assume_flat_rows(a);                                                                     \
+        softmax_backward_block_row<T>(a);                                                             \
+    }
+OPK_SOFTMAX_BWD_BLOCK_ROW(opk_softmax_bwd_block_row_f16_g512x4, opk_f16)
+OPK_SOFTMAX_BWD_BLOCK_ROW(opk_softmax_bwd_block_row_bf16_g512x4, opk_bf16)
 OPK_ROW_KERNEL_AT_MOST(opk_softmax_bwd_wide_f16, SoftmaxArgs, softmax_backward_exact, opk_f16,
                        kRowConfigsBwdWide16, 1, OPK_ROW_RESIDENT_THREADS, opk::max_block(kRowConfigsBwdWide16[1]))
 OPK_ROW_KERNEL_AT_MOST(opk_softmax_bwd_wide_bf16, SoftmaxArgs, softmax_backward_exact, opk_bf16,
