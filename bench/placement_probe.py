@@ -98,7 +98,10 @@ def softmax_fwd_case(dt):  # 0.99x Liger at 8192x8192
     return x, (lambda out: opkit.softmax_forward(x, out)), (lambda: sm.apply(x))
 
 
-def softmax_bwd_wide_case(dt):  # 0.97x Liger at 4096x16384
+# 0.97x Liger at 4096x16384 through opk_softmax_bwd_wide_* (bf16, f16), whose name the case
+# keeps for the earlier sessions' commands; since 5218f5b 2-byte flat rows of 16384 take
+# opk_softmax_bwd_block_row_*_g512x4 instead (fp32 rows: the exact kernel, unchanged).
+def softmax_bwd_wide_case(dt):
     dy = rnd(4096, 16384, dtype=dt)
     x = rnd(4096, 16384, dtype=dt).requires_grad_()
     sm = liger()[1]

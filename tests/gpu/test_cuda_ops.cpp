@@ -59,7 +59,7 @@ const std::vector<RowCase>& row_cases() {
         // 512 threads of four packs, and misaligned.
         {{3, 8200}, {}},
         {{3, 8201}, {}},  // a partial last pack: the weight row's copy loads it by element
-        {{5, 16384}, {}},  // 2-byte softmax backward: one block a row (opk_softmax_bwd_block_row_*)
+        {{5, 16384}, {}},  // also the 2-byte softmax backward one block a row (opk_softmax_bwd_block_row_*)
         {{2, 12000}, {{}, 3, 1}},
         // rms_norm backward in 2-byte types: exact rows from 4096 elements take the
         // four-pack kernel with its exact-row body too (kRmsBwd16ExactMinPacks): more rows

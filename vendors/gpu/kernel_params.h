@@ -317,7 +317,8 @@ constexpr RowConfig kRowConfigsBwd[3] = {{32, 4, 2, 2}, {0, 1, 2, 2}, {0, 1, 0, 
 // softmax's backward of rows exact for config 1 here (four packs a thread in fp32, two in
 // 2-byte types, whole aligned packs): opk_softmax_bwd_exact_<dtype>, the exact-row body
 // alone. And 2-byte rows of kBwdWideMinPacks packs or more exact for eight packs a thread
-// of at most 512 threads (kRowConfigsBwdWide16: 128 registers): opk_softmax_bwd_wide_<dtype>.
+// of at most 512 threads (kRowConfigsBwdWide16: 128 registers): opk_softmax_bwd_wide_<dtype>
+// (but flat rows of exactly 2048 packs take opk_softmax_bwd_block_row_<dtype>_g512x4, below).
 // Measured on the H200 (bench/experiments/softmax_backward_variants.cu,
 // bench/results/2026-11-28-h200/sbv-*), against the general body of kRowConfigsBwd: fp32
 // 32768x4096 0.386 -> 0.376 ms, 8192x8192 0.220 -> 0.191, 4096x16384 0.217 (streamed) ->
