@@ -5,24 +5,18 @@
 # each dtype, as the forty-first session's call 3 (rounds-bf16 102 s, rounds-f32 104 s there);
 # then the four same-call breakdowns of the forty-first session's prepared six that have not
 # run (the forty-second's call 3 ran the bf16 norm forwards and the bf16 softmax), as the
-# time left allows (each stops at 120 s).
+# time left allows (each stops at 120 s; none starts after 450 s of the call).
 # Builds: bench/prepare_device_builds.sh check; pack. Carry build-var, .whl.
 . bench/device_call.sh r2
 cat build-check/HEAD.txt
 dc_liger
-run_compare() {  # NAME LIMIT ARGS...
-    local name=$1 limit=$2
-    shift 2
-    t "$name" timeout "$limit" env TORCH_LOGS=recompiles PYTHONPATH=/tmp/site:$PWD/python \
-        TRITON_CACHE_DIR=$R/triton TORCHINDUCTOR_CACHE_DIR=$R/inductor OPKIT_LIBRARY=$DC_LIB \
-        python3 bench/gpu_compare.py "$@" --out "$R/$name.json"
-    pack
-}
-run_compare rounds-bf16 150 --dtypes bf16 --rounds 5
-run_compare rounds-f32 150 --dtypes f32 --rounds 5
-[ $SECONDS -lt 420 ] && dc_breakdown kb-norm-fwd-f32 --calls 30 --ops layer_norm_forward --dtypes f32
-[ $SECONDS -lt 450 ] && dc_breakdown kb-gated-bwd --calls 30 --ops swiglu_backward,geglu_backward --dtypes bf16,f32
-[ $SECONDS -lt 480 ] && dc_breakdown kb-embedding-bf16 --calls 30 --ops embedding_forward --dtypes bf16
+export TORCH_LOGS=recompiles  # a recompile would time Dynamo's dynamic-size kernel
+dc_compare rounds-bf16 --dtypes bf16 --rounds 5
+dc_compare rounds-f32 --dtypes f32 --rounds 5
+[ $SECONDS -lt 360 ] && dc_breakdown kb-norm-fwd-f32 --calls 30 --ops layer_norm_forward --dtypes f32
+[ $SECONDS -lt 390 ] && dc_breakdown kb-softmax-f32 --calls 30 --ops softmax_forward,softmax_backward --dtypes f32
+[ $SECONDS -lt 420 ] && dc_breakdown kb-gated-bwd --calls 30 --ops swiglu_backward,geglu_backward --dtypes bf16,f32
+[ $SECONDS -lt 450 ] && dc_breakdown kb-embedding-bf16 --calls 30 --ops embedding_forward --dtypes bf16
 cat $R/times.txt
 for n in rounds-bf16 rounds-f32; do [ -f $R/$n.json ] && python3 bench/perf_table.py --summary $R/$n.json; done
 grep -h "same calls\|: call" $R/kb-*.txt
