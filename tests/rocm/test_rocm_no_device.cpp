@@ -205,7 +205,9 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         Launch l = first_launch_of(
             [&] { return opkit_rms_norm_forward(x.get(), w.get(), 1e-6f, 0.0f, y.get(), rstd.get(), nullptr); });
         // rms_norm's exact rows read twice (OPK_RMS_TWICE_KERNELS): 2-byte 4096 at 256 x 2,
-        // 8192 at 512 x 2; rows of 16384 keep the fixed group, as layer_norm's rows do.
+        // 8192 at 512 x 2 one block a row (block_row: a block for every row; at 3 rows the
+        // walking kernels' grid would be 3 too, as at any number of rows the fake's host
+        // memory can hold); rows of 16384 keep the fixed group, as layer_norm's rows do.
         CHECK(l.name == "opk_rms_fwd_twice_bf16_g256x2");
         CHECK(l.block == 256);
         CHECK(l.grid == 3);
@@ -218,9 +220,15 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
             RocmTensor xl({3, n}, kBf16), yl({3, n}, kBf16), wl({n}, kBf16);
             l = first_launch_of(
                 [&] { return opkit_rms_norm_forward(xl.get(), wl.get(), 1e-6f, 0.0f, yl.get(), rstd.get(), nullptr); });
-            CHECK(l.name == (n == 8192 ? "opk_rms_fwd_twice_bf16_g512x2" : "opk_rms_fwd_fixed_bf16_g512"));
+            CHECK(l.name == (n == 8192 ? "opk_rms_fwd_twice_block_row_bf16_g512x2" : "opk_rms_fwd_fixed_bf16_g512"));
             CHECK(l.block == 512);
+            CHECK(l.grid == 3);
         }
+        RocmTensor xh({3, 8192}, 16, 0, OPKIT_DTYPE_FLOAT), yh({3, 8192}, 16, 0, OPKIT_DTYPE_FLOAT),
+            wh({8192}, 16, 0, OPKIT_DTYPE_FLOAT);  // f16
+        l = first_launch_of(
+            [&] { return opkit_rms_norm_forward(xh.get(), wh.get(), 1e-6f, 0.0f, yh.get(), rstd.get(), nullptr); });
+        CHECK(l.name == "opk_rms_fwd_twice_block_row_f16_g512x2");
         // One element in: no row is 16-byte aligned, so no exact kernel.
         RocmTensor xm({3, 4096}, kBf16, 1), ym({3, 4096}, kBf16, 1);
         l = first_launch_of(

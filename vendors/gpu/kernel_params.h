@@ -152,10 +152,13 @@ constexpr int64_t kNormBwdRegsAheadBytes = int64_t(1) << 20;
 // 0.8998 -> 0.916 of the copy bandwidth against the peers.
 constexpr int64_t kLnSplitAheadBytes = int64_t(512) << 10;
 // One fixed-group kernel as the host picks it (fixed_group_plan): rows of exactly
-// threads * chunks packs.
+// threads * chunks packs. block_row: the kernel takes row blockIdx.x alone, with no row walk,
+// so the host launches a block for every row (and passes over the kernel when the rows are
+// more than such a grid can have); the others walk the rows of a grid the host caps.
 struct FixedKernel {
     const char* name;
     int threads, chunks;
+    bool block_row = false;
 };
 // The cross-entropy forwards of rows that a 512-thread block would stream
 // (single_pass_plan): the streamed body at a fixed group of kCeFwdGroup threads, four
@@ -387,7 +390,12 @@ constexpr int kBwdBlockRowResident = 1024;
 // hints (opk_rms_fwd_twice_f32_g512x4; x L1::evict_last with L2's evict_last policy, then
 // L1::evict_first; the weight L1::evict_last): A/B against the fixed 512 x 4 kernel, three
 // rounds, 8192x8192 0.1310 -> 0.1303 ms (0.995; s41 r2/ab-w2.txt); the same kernel without
-// the L1 hints 1.003 (r2/ab-w1.txt).
+// the L1 hints 1.003 (r2/ab-w1.txt). One block a row with a block for every row, no row walk
+// (FixedKernel::block_row; bench/experiments/rms-fwd-twice-block-row.patch, 16-24 fewer
+// instructions a kernel, the same registers): A/B against the walking kernels, three
+// rounds (s43 r3/ab-tb.txt), bf16 8192x8192 0.0670 -> 0.0663 ms (0.989, faster in every
+// round), so 2-byte rows of 8192 take it (opk_rms_fwd_twice_block_row_<dtype>_g512x2); bf16
+// rows of 4096 1.002 and 16384 (not a twice kernel) 1.002, fp32 0.999-1.001: those walk.
 constexpr int kRmsFwdTwiceResident = 2048;
 // layer_norm's fp32 forward of rows of exactly 2048 packs (8192 floats) on views of at most
 // one outer dimension: opk_ln_fwd_params_f32_g512x4 (OPK_LN_PARAMS_KERNELS, below; ln_forward_params
@@ -691,9 +699,9 @@ static_assert(opk::kRmsStashMaxPacks32 == int64_t(opk::kNormStashConfigs[2].thre
     }
 // rms_norm's forwards that read the row twice (kRmsFwdTwiceResident says where): fp32 rows
 // of 4096 at 512 x 2, of 8192 at 512 x 4 (with L1 hints) and of 16384 at 1024 x 4; 2-byte
-// rows of 4096 and 8192 at 256 x 2 and 512 x 2.
+// rows of 4096 and 8192 at 256 x 2 and 512 x 2, those of 8192 one block a row (block_row).
 #define OPK_RMS_TWICE_2BYTE(stem, dt) \
-    { {stem "_" dt "_g256x2", 256, 2}, {stem "_" dt "_g512x2", 512, 2}, {nullptr, 0, 0} }
+    { {stem "_" dt "_g256x2", 256, 2}, {stem "_block_row_" dt "_g512x2", 512, 2, true}, {nullptr, 0, 0} }
 #define OPK_RMS_TWICE_KERNELS(stem)                                                               \
     {                                                                                             \
         {{stem "_f32_g512x2", 512, 2}, {stem "_f32_g512x4", 512, 4}, {stem "_f32_g1024x4", 1024, 4}}, \

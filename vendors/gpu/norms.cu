@@ -276,41 +276,54 @@ OPK_DEV float packs_sum(const uint4 (&raw)[C], F&& f) {
 // the rest 0.998-1.000; 30-32 registers on sm_90, no spills). In place (y = x) each pack is
 // still read before it is written. L1Hints: x's two reads and the weight with the L1 hints
 // as well (CacheHint::keep_l1 / last_use_l1; fp32 rows of 8192 at 512 x 4 alone, where they
-// won).
-template <typename T, int G, int C, bool L1Hints = false>
-OPK_DEV void rms_forward_twice(const NormArgs& a) {
+// won). BlockRow: the kernel takes row blockIdx.x alone, with no row walk (the host
+// launches a block for every row: FixedKernel::block_row), as Inductor's reduction kernels
+// run one program a row; 2-byte rows of 8192, where it measured 0.989 of the walking
+// kernel's time (kRmsFwdTwiceResident in kernel_params.h).
+template <typename T, int G, int C, bool L1Hints>
+OPK_DEV void rms_forward_twice_row(const NormArgs& a, const T* w, int64_t lane, int64_t r, float* scratch) {
     constexpr CacheHint first = L1Hints ? CacheHint::keep_l1 : CacheHint::keep;
     constexpr CacheHint second = L1Hints ? CacheHint::last_use_l1 : CacheHint::last_use;
     constexpr CacheHint weight = L1Hints ? CacheHint::keep_l1 : CacheHint::normal;
     constexpr int P = Pack<T>::n;
     constexpr int64_t n = int64_t(G) * C * P;  // the host launches rows of exactly this
-    __shared__ float smem[2][kReduceSlots];
+    const T* xr = flat_row_ptr<const T>(a.x, r);
+    T* yr = flat_row_ptr<T>(a.y, r);
+    uint4 raw[C];
+#pragma unroll
+    for (int i = 0; i < C; ++i) raw[i] = load16<first>(xr + (int64_t(i) * G + lane) * P);
+    float ss[1] = {packs_sum<T>(raw, [](float v) { return v * v; })};
+    // Fresh: the caller's scratch has no reader left (see rms_forward_twice).
+    group_sum<G, 1, true>(ss, scratch);
+    const float inv = 1.0f / sqrtf(ss[0] / float(n) + a.eps);
+#pragma unroll
+    for (int i = 0; i < C; ++i) raw[i] = load16<second>(xr + (int64_t(i) * G + lane) * P);
+#pragma unroll
+    for (int i = 0; i < C; ++i) {
+        const int64_t c = int64_t(i) * G + lane;
+        float v[P], wv[P], out[P];
+        unpack<T, P>(raw[i], v);
+        column_pack<T, P, true, weight>(w, c, n, a.weight_vec, a.weight_offset, wv);
+#pragma unroll
+        for (int k = 0; k < P; ++k) out[k] = v[k] * inv * wv[k];
+        store16<CacheHint::normal>(yr + c * P, pack_of<T, P>(out));
+    }
+    if (lane == 0 && a.rstd.data) strided_set<float>(a.rstd, r, inv);
+}
+
+template <typename T, int G, int C, bool L1Hints, bool BlockRow>
+OPK_DEV void rms_forward_twice(const NormArgs& a) {
     const T* w = static_cast<const T*>(a.weight);
     const int64_t lane = threadIdx.x;
-    int parity = 0;
-    for (int64_t r = blockIdx.x; r < a.rows; r += gridDim.x, parity ^= 1) {
-        const T* xr = flat_row_ptr<const T>(a.x, r);
-        T* yr = flat_row_ptr<T>(a.y, r);
-        uint4 raw[C];
-#pragma unroll
-        for (int i = 0; i < C; ++i) raw[i] = load16<first>(xr + (int64_t(i) * G + lane) * P);
-        float ss[1] = {packs_sum<T>(raw, [](float v) { return v * v; })};
-        // Fresh: the scratch was last read two rows ago, before the last row's barrier.
-        group_sum<G, 1, true>(ss, smem[parity]);
-        const float inv = 1.0f / sqrtf(ss[0] / float(n) + a.eps);
-#pragma unroll
-        for (int i = 0; i < C; ++i) raw[i] = load16<second>(xr + (int64_t(i) * G + lane) * P);
-#pragma unroll
-        for (int i = 0; i < C; ++i) {
-            const int64_t c = int64_t(i) * G + lane;
-            float v[P], wv[P], out[P];
-            unpack<T, P>(raw[i], v);
-            column_pack<T, P, true, weight>(w, c, n, a.weight_vec, a.weight_offset, wv);
-#pragma unroll
-            for (int k = 0; k < P; ++k) out[k] = v[k] * inv * wv[k];
-            store16<CacheHint::normal>(yr + c * P, pack_of<T, P>(out));
-        }
-        if (lane == 0 && a.rstd.data) strided_set<float>(a.rstd, r, inv);
+    if constexpr (BlockRow) {
+        __shared__ float smem[kReduceSlots];
+        rms_forward_twice_row<T, G, C, L1Hints>(a, w, lane, blockIdx.x, smem);  // the block's only reduction
+    } else {
+        __shared__ float smem[2][kReduceSlots];
+        int parity = 0;
+        // Each row's scratch was last read two rows ago, before the last row's barrier.
+        for (int64_t r = blockIdx.x; r < a.rows; r += gridDim.x, parity ^= 1)
+            rms_forward_twice_row<T, G, C, L1Hints>(a, w, lane, r, smem[parity]);
     }
 }
 
@@ -1163,20 +1176,20 @@ OPK_RMS_FIXED_ROW_KERNELS(opk_rms_fwd_fixed, NormArgs, rms_forward_exact)
 // kRmsFwdTwiceResident threads an SM on NVIDIA (28-32 registers, no spills); on AMD for the
 // row family's 1024 a CU (2048 would leave gfx900/906 32 VGPRs, where softmax's one-pack
 // backward spilled).
-#define OPK_RMS_TWICE_KERNEL_C(name, T, G, C, L1Hints)                                                \
+#define OPK_RMS_TWICE_KERNEL_C(name, T, G, C, L1Hints, BlockRow)                                      \
     extern "C" __global__ void OPK_BOUNDS_RESIDENT_NV_AMD(G, opk::kRmsFwdTwiceResident, OPK_ROW_RESIDENT_THREADS) \
         name(const NormArgs a) {                                                                      \
         opk::assume_flat_rows(a);                                                                     \
-        rms_forward_twice<T, G, C, L1Hints>(a);                                                       \
+        rms_forward_twice<T, G, C, L1Hints, BlockRow>(a);                                             \
     }
-#define OPK_RMS_TWICE_KERNEL(name, T, G) OPK_RMS_TWICE_KERNEL_C(name, T, G, 2, false)
-OPK_RMS_TWICE_KERNEL_C(opk_rms_fwd_twice_f32_g1024x4, float, 1024, 4, false)
-OPK_RMS_TWICE_KERNEL_C(opk_rms_fwd_twice_f32_g512x4, float, 512, 4, true)
+#define OPK_RMS_TWICE_KERNEL(name, T, G) OPK_RMS_TWICE_KERNEL_C(name, T, G, 2, false, false)
+OPK_RMS_TWICE_KERNEL_C(opk_rms_fwd_twice_f32_g1024x4, float, 1024, 4, false, false)
+OPK_RMS_TWICE_KERNEL_C(opk_rms_fwd_twice_f32_g512x4, float, 512, 4, true, false)
 OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_f32_g512x2, float, 512)
 OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_f16_g256x2, opk_f16, 256)
-OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_f16_g512x2, opk_f16, 512)
+OPK_RMS_TWICE_KERNEL_C(opk_rms_fwd_twice_block_row_f16_g512x2, opk_f16, 512, 2, false, true)
 OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_bf16_g256x2, opk_bf16, 256)
-OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_bf16_g512x2, opk_bf16, 512)
+OPK_RMS_TWICE_KERNEL_C(opk_rms_fwd_twice_block_row_bf16_g512x2, opk_bf16, 512, 2, false, true)
 OPK_FIXED_ROW_KERNELS(opk_ln_fwd_fixed, NormArgs, ln_forward_exact)
 // layer_norm's fp32 rows of 8192 with the weight and bias loaded beside x (OPK_LN_PARAMS_KERNELS):
 // the row family's 1024 resident threads on NVIDIA (63 registers, no spills); on AMD 512 a

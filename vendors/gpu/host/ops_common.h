@@ -142,13 +142,18 @@ inline bool wide_forward_plan(const Device& d, int64_t rows, int64_t n, size_t e
 // exactly threads * chunks of them for one of `kernels` (that dtype's row of an
 // OPK_FIXED_KERNELS table; the first that fits). Returns the kernel's name with its plan
 // (config 1: one block of that kernel's threads a row, one block per row), or NULL (and *p
-// untouched) for any other rows.
+// untouched) for any other rows. A block_row kernel's grid is the rows, whatever their
+// number: it has no row walk.
 inline const char* fixed_group_plan(const Device& d, int64_t rows, int64_t n, size_t esize,
                                     const opk::FixedKernel (&kernels)[3],
                                     std::initializer_list<const opk::RowsView*> views, RowPlan* p) {
     const int64_t pack = int64_t(16 / esize);
     for (const opk::FixedKernel& k : kernels) {
         if (n != pack * k.threads * k.chunks || k.threads % d.warp_size != 0) continue;
+        // A grid of a block a row has at most 2^31 - 1 blocks (NVIDIA) and 2^32 - 1 threads
+        // (HIP); more rows (never seen: 2^23 rows of 8192 bf16 at 512 threads) take the
+        // table's next kernel, or the caller's next plan.
+        if (k.block_row && rows > int64_t(0xffffffffu) / k.threads) continue;
         // The kernels assume views of at most one outer dimension (assume_flat_rows).
         for (const opk::RowsView* v : views)
             if (!v->vec || v->nd > 1) return nullptr;
@@ -156,7 +161,8 @@ inline const char* fixed_group_plan(const Device& d, int64_t rows, int64_t n, si
         f.config = 1;
         f.block = unsigned(k.threads);
         const int64_t resident = std::max<int64_t>(1, kResidentThreads / k.threads);
-        f.grid = size_t(std::min<int64_t>(rows, int64_t(d.sm_count) * resident * kRowGridWavesBalanced));
+        f.grid = size_t(k.block_row ? rows
+                                    : std::min<int64_t>(rows, int64_t(d.sm_count) * resident * kRowGridWavesBalanced));
         f.groups = int64_t(f.grid);
         *p = f;
         return k.name;

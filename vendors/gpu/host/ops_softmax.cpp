@@ -22,14 +22,12 @@ const char* const kBwdWide16[2][3] = {{"opk_softmax_bwd_f16_c0", "opk_softmax_bw
 // threads a row, one pack a thread).
 const opk::FixedKernel kBwdOnePack[2][3] = {{{"opk_softmax_bwd_one_pack_f16", opk::kBwdOnePackThreads, 1}, {}, {}},
                                             {{"opk_softmax_bwd_one_pack_bf16", opk::kBwdOnePackThreads, 1}, {}, {}}};
-// 2-byte rows of exactly kBwdBlockRowThreads x kBwdBlockRowPacks packs (fixed_group_plan's
-// test of the row; launched with a block for every row, which the kernel assumes).
+// 2-byte rows of exactly kBwdBlockRowThreads x kBwdBlockRowPacks packs, a block for every
+// row (block_row: fixed_group_plan's grid is the rows; more rows than such a grid can have
+// take the wide kernel).
 const opk::FixedKernel kBwdBlockRow[2][3] = {
-    {{"opk_softmax_bwd_block_row_f16_g512x4", opk::kBwdBlockRowThreads, opk::kBwdBlockRowPacks}, {}, {}},
-    {{"opk_softmax_bwd_block_row_bf16_g512x4", opk::kBwdBlockRowThreads, opk::kBwdBlockRowPacks}, {}, {}}};
-// The most rows a block-a-row launch takes: a grid of at most 2^31 - 1 blocks (NVIDIA) and
-// 2^32 - 1 threads (HIP); more rows (never seen: 2^23 rows of 16384) take the wide kernel.
-constexpr int64_t kBlockRowMaxRows = int64_t(0xffffffffu) / opk::kBwdBlockRowThreads;
+    {{"opk_softmax_bwd_block_row_f16_g512x4", opk::kBwdBlockRowThreads, opk::kBwdBlockRowPacks, true}, {}, {}},
+    {{"opk_softmax_bwd_block_row_bf16_g512x4", opk::kBwdBlockRowThreads, opk::kBwdBlockRowPacks, true}, {}, {}}};
 
 opkit_status run_softmax(const char* op, bool backward, const opkit_tensor* a, const opkit_tensor* b,
                          opkit_tensor* out, opkit_stream stream) {
@@ -61,10 +59,9 @@ opkit_status run_softmax(const char* op, bool backward, const opkit_tensor* a, c
             if (const char* k = fixed_group_plan(d, rows, n, es, kBwdOnePack[type - 1], {&args.a, &args.b, &args.out},
                                                  &special))
                 return launch(d, Module::softmax, k, special.grid, special.block, stream, args);
-            if (rows <= kBlockRowMaxRows)
-                if (const char* k = fixed_group_plan(d, rows, n, es, kBwdBlockRow[type - 1],
-                                                     {&args.a, &args.b, &args.out}, &special))
-                    return launch(d, Module::softmax, k, size_t(rows), special.block, stream, args);
+            if (const char* k = fixed_group_plan(d, rows, n, es, kBwdBlockRow[type - 1], {&args.a, &args.b, &args.out},
+                                                 &special))
+                return launch(d, Module::softmax, k, special.grid, special.block, stream, args);
         }
         if (es == 2 && exact_plan(d, rows, n, es, opk::kRowConfigsBwdWide16, {&args.a, &args.b, &args.out}, &special,
                                   opk::kBwdWideMinPacks))
