@@ -206,8 +206,10 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
             [&] { return opkit_rms_norm_forward(x.get(), w.get(), 1e-6f, 0.0f, y.get(), rstd.get(), nullptr); });
         // rms_norm's exact rows read twice (OPK_RMS_TWICE_KERNELS): 2-byte 4096 at 256 x 2,
         // 8192 at 512 x 2 one block a row (block_row: a block for every row; at 3 rows the
-        // walking kernels' grid would be 3 too, as at any number of rows the fake's host
-        // memory can hold); rows of 16384 keep the fixed group, as layer_norm's rows do.
+        // walking kernels' grid would be 3 too: it is capped only past 53248 rows on the fake
+        // device's 104 SMs, more host memory than the fake's buffers should take, so
+        // test_gpu_host_plans.cpp checks the grids on the plan itself); rows of 16384 keep
+        // the fixed group, as layer_norm's rows do.
         CHECK(l.name == "opk_rms_fwd_twice_bf16_g256x2");
         CHECK(l.block == 256);
         CHECK(l.grid == 3);
@@ -229,6 +231,7 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         l = first_launch_of(
             [&] { return opkit_rms_norm_forward(xh.get(), wh.get(), 1e-6f, 0.0f, yh.get(), rstd.get(), nullptr); });
         CHECK(l.name == "opk_rms_fwd_twice_block_row_f16_g512x2");
+        CHECK(l.block == 512);
         // One element in: no row is 16-byte aligned, so no exact kernel.
         RocmTensor xm({3, 4096}, kBf16, 1), ym({3, 4096}, kBf16, 1);
         l = first_launch_of(

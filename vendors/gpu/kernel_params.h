@@ -363,8 +363,9 @@ constexpr int kBwdBlockRowThreads = 512;
 constexpr int kBwdBlockRowPacks = 4;
 constexpr int kBwdBlockRowResident = 1024;
 // rms_norm's forward of rows of exactly threads x chunks packs (OPK_RMS_TWICE_KERNELS,
-// below) on views of at most one outer dimension: opk_rms_fwd_twice_<dtype>_g<threads>x2,
-// one block a row that reads the row twice, as Inductor's kernels do -- the sum of squares
+// below) on views of at most one outer dimension: opk_rms_fwd_twice_<dtype>_g<threads>x<packs>
+// (2-byte rows of 8192: opk_rms_fwd_twice_block_row_<dtype>_g512x2, below), one block a row
+// that reads the row twice, as Inductor's kernels do -- the sum of squares
 // over x loaded with L2's evict_last policy, then x again (evict_first) and the weight for y
 // -- so that no register holds a row or the weight across the row's barrier; two packs a
 // thread, built for kRmsFwdTwiceResident threads an SM (28-32 registers on sm_90, no

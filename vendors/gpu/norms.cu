@@ -268,8 +268,8 @@ OPK_DEV float packs_sum(const uint4 (&raw)[C], F&& f) {
 // policy, then x again (evict_first) with the weight for y -- so that nothing of the row or
 // the weight is live across the row's barrier and the kernel is built for 2048 resident
 // threads at two packs a thread (four for fp32 rows of 16384 at 1024 threads). The row's
-// sum goes through group_sum's fixed-group stage on two alternating scratches (one barrier
-// a row); its order, and so every bit of y and rstd, is rms_forward_rows' at the same G and
+// sum goes through group_sum's fixed-group stage, one barrier a row (on two alternating
+// scratches where the kernel walks rows, one where it takes one: BlockRow); its order, and so every bit of y and rstd, is rms_forward_rows' at the same G and
 // C. The second read asks for every x pack before the first store: a load may not move
 // above a store that may alias it, so pack i + 1's x had waited for pack i's store (A/B on
 // the H200, three rounds, s40 r3/ab-x.txt: fp32 4096x16384 0.995, bf16 8192x8192 0.991,

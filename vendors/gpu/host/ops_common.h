@@ -141,9 +141,10 @@ inline bool wide_forward_plan(const Device& d, int64_t rows, int64_t n, size_t e
 // views of at most one outer dimension (the host merges a contiguous batch into one),
 // exactly threads * chunks of them for one of `kernels` (that dtype's row of an
 // OPK_FIXED_KERNELS table; the first that fits). Returns the kernel's name with its plan
-// (config 1: one block of that kernel's threads a row, one block per row), or NULL (and *p
-// untouched) for any other rows. A block_row kernel's grid is the rows, whatever their
-// number: it has no row walk.
+// (config 1: one block of that kernel's threads a row; a grid of at most kRowGridWavesBalanced
+// waves of blocks, which walk the rows past it), or NULL (and *p untouched) for any other
+// rows. A block_row kernel's grid is the rows, whatever their number: it has no row walk
+// (tests/rocm/test_gpu_host_plans.cpp checks both).
 inline const char* fixed_group_plan(const Device& d, int64_t rows, int64_t n, size_t esize,
                                     const opk::FixedKernel (&kernels)[3],
                                     std::initializer_list<const opk::RowsView*> views, RowPlan* p) {

@@ -1,0 +1,95 @@
+// The shared GPU host layer's launch plans, checked on the host alone (no runtime, no
+// device): fixed_group_plan (vendors/gpu/host/ops_common.h), which both GPU vendors use.
+// It lives beside the rocm vendor's no-device tests because they are the build's tests of
+// the host layer that run without a GPU; nothing here calls HIP.
+//
+// What the launch-shape test (test_rocm_no_device.cpp) cannot see: the grid of a
+// block_row kernel (FixedKernel::block_row) at more rows than a walking kernel's capped
+// grid, where a kernel with no row walk given that capped grid would skip rows silently;
+// and the rows past which such a grid cannot be launched.
+#include "../../vendors/gpu/host/ops_common.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace {
+
+using opkit_gpu::Device;
+using opkit_gpu::RowPlan;
+
+opk::RowsView flat_rows() {
+    opk::RowsView v{};
+    v.nd = 1;
+    v.vec = 1;
+    return v;
+}
+
+// An H100/H200-like device: 132 SMs, warps of 32.
+void like_hopper(Device& d) {
+    d.sm_count = 132;
+    d.warp_size = 32;
+}
+
+}  // namespace
+
+TEST_CASE("gpu host: rms_norm's 2-byte rows of 8192 take a block_row kernel, a block for every row",
+          "[plans]") {
+    Device d;
+    like_hopper(d);
+    const opk::FixedKernel twice[3][3] = OPK_RMS_TWICE_KERNELS("opk_rms_fwd_twice");
+    opk::RowsView x = flat_rows(), y = flat_rows();
+    // More rows than the walking kernels' grid (132 SMs x 2 blocks of 512 x 256 waves).
+    constexpr int64_t kRows = 200000;
+    for (int type : {1, 2}) {  // f16, bf16
+        RowPlan p{};
+        const char* k = opkit_gpu::fixed_group_plan(d, kRows, 8192, 2, twice[type], {&x, &y}, &p);
+        REQUIRE(k != nullptr);
+        CHECK(std::string(k) == (type == 1 ? "opk_rms_fwd_twice_block_row_f16_g512x2"
+                                            : "opk_rms_fwd_twice_block_row_bf16_g512x2"));
+        CHECK(p.block == 512);
+        CHECK(p.grid == size_t(kRows));
+        // Rows of 4096 take the 256 x 2 kernel, which walks its rows: its grid is capped.
+        const char* w = opkit_gpu::fixed_group_plan(d, kRows, 4096, 2, twice[type], {&x, &y}, &p);
+        REQUIRE(w != nullptr);
+        CHECK(std::string(w).find("_block_row_") == std::string::npos);
+        CHECK(p.block == 256);
+        CHECK(p.grid == size_t(132 * (opkit_gpu::kResidentThreads / 256) * opkit_gpu::kRowGridWavesBalanced));
+        CHECK(p.grid < size_t(kRows));
+    }
+    // fp32 rows keep walking kernels.
+    RowPlan p{};
+    const char* f = opkit_gpu::fixed_group_plan(d, kRows, 8192, 4, twice[0], {&x, &y}, &p);
+    REQUIRE(f != nullptr);
+    CHECK(std::string(f) == "opk_rms_fwd_twice_f32_g512x4");
+    CHECK(p.grid < size_t(kRows));
+}
+
+TEST_CASE("gpu host: a block_row kernel is passed over at rows no grid of a block a row can have",
+          "[plans]") {
+    Device d;
+    like_hopper(d);
+    // 512 threads: at most 0xffffffff / 512 = 8388607 rows (HIP's 2^32 - 1 threads a grid).
+    const opk::FixedKernel one[3] = {{"block_row_512x4", 512, 4, true}, {}, {}};
+    const opk::FixedKernel then_walk[3] = {{"block_row_512x4", 512, 4, true}, {"walks_512x4", 512, 4}, {}};
+    opk::RowsView x = flat_rows(), y = flat_rows();
+    RowPlan p{};
+    constexpr int64_t kMax = int64_t(0xffffffffu) / 512;
+    const char* k = opkit_gpu::fixed_group_plan(d, kMax, 16384, 2, one, {&x, &y}, &p);
+    REQUIRE(k != nullptr);
+    CHECK(p.grid == size_t(kMax));
+    RowPlan untouched{};
+    untouched.grid = 7;
+    CHECK(opkit_gpu::fixed_group_plan(d, kMax + 1, 16384, 2, one, {&x, &y}, &untouched) == nullptr);
+    CHECK(untouched.grid == 7);
+    // The table's next kernel of the row, if any, takes them instead.
+    k = opkit_gpu::fixed_group_plan(d, kMax + 1, 16384, 2, then_walk, {&x, &y}, &p);
+    REQUIRE(k != nullptr);
+    CHECK(std::string(k) == "walks_512x4");
+    CHECK(p.grid < size_t(kMax));
+    // Views of more than one outer dimension: no fixed-group kernel at all.
+    opk::RowsView x2 = flat_rows();
+    x2.nd = 2;
+    CHECK(opkit_gpu::fixed_group_plan(d, 3, 16384, 2, one, {&x2, &y}, &p) == nullptr);
+}
