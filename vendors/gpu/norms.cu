@@ -262,24 +262,25 @@ OPK_DEV float packs_sum(const uint4 (&raw)[C], F&& f) {
     return s;
 }
 
-// rms_norm's forward of rows of exactly G x C packs on views of at most one outer
-// dimension (kRmsFwdTwiceResident in kernel_params.h says where, with its measurements):
-// one block a row, read twice -- the sum of squares over x loaded with L2's evict_last
-// policy, then x again (evict_first) with the weight for y -- so that nothing of the row or
-// the weight is live across the row's barrier and the kernel is built for 2048 resident
-// threads at two packs a thread (four for fp32 rows of 16384 at 1024 threads). The row's
-// sum goes through group_sum's fixed-group stage, one barrier a row (on two alternating
-// scratches where the kernel walks rows, one where it takes one: BlockRow); its order, and so every bit of y and rstd, is rms_forward_rows' at the same G and
-// C. The second read asks for every x pack before the first store: a load may not move
-// above a store that may alias it, so pack i + 1's x had waited for pack i's store (A/B on
-// the H200, three rounds, s40 r3/ab-x.txt: fp32 4096x16384 0.995, bf16 8192x8192 0.991,
-// the rest 0.998-1.000; 30-32 registers on sm_90, no spills). In place (y = x) each pack is
-// still read before it is written. L1Hints: x's two reads and the weight with the L1 hints
-// as well (CacheHint::keep_l1 / last_use_l1; fp32 rows of 8192 at 512 x 4 alone, where they
-// won). BlockRow: the kernel takes row blockIdx.x alone, with no row walk (the host
-// launches a block for every row: FixedKernel::block_row), as Inductor's reduction kernels
-// run one program a row; 2-byte rows of 8192, where it measured 0.989 of the walking
-// kernel's time (kRmsFwdTwiceResident in kernel_params.h).
+// rms_norm's forward of rows of exactly G x C packs on views of at most one outer dimension
+// (kRmsFwdTwiceResident in kernel_params.h says where, with its measurements): one block a
+// row, read twice -- the sum of squares over x loaded with L2's evict_last policy, then x
+// again (evict_first) with the weight for y -- so that nothing of the row or the weight is
+// live across the row's barrier and the kernel is built for 2048 resident threads at two
+// packs a thread (four for fp32 rows of 16384 at 1024 threads). The row's sum goes through
+// group_sum's fixed-group stage, one barrier a row (on two alternating scratches where the
+// kernel walks rows, one where it takes one: BlockRow); its order, and so every bit of y
+// and rstd, is rms_forward_rows' at the same G and C. The second read asks for every x pack
+// before the first store: a load may not move above a store that may alias it, so the next
+// pack's x had waited for pack i's store (A/B on the H200, three rounds, s40 r3/ab-x.txt:
+// fp32 4096x16384 0.995, bf16 8192x8192 0.991, the rest 0.998-1.000; 30-32 registers on
+// sm_90, no spills). In place (y = x) each pack is still read before it is written.
+// L1Hints: x's two reads and the weight with the L1 hints as well (CacheHint::keep_l1 /
+// last_use_l1; fp32 rows of 8192 at 512 x 4 alone, where they won). BlockRow: the kernel
+// takes row blockIdx.x alone, with no row walk (the host launches a block for every row:
+// FixedKernel::block_row), as Inductor's reduction kernels run one program a row; 2-byte
+// rows of 8192, where it measured 0.989 of the walking kernel's time (kRmsFwdTwiceResident
+// in kernel_params.h).
 template <typename T, int G, int C, bool L1Hints>
 OPK_DEV void rms_forward_twice_row(const NormArgs& a, const T* w, int64_t lane, int64_t r, float* scratch) {
     constexpr CacheHint first = L1Hints ? CacheHint::keep_l1 : CacheHint::keep;
