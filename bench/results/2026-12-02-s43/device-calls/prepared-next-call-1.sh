@@ -6,11 +6,8 @@
 # rms_norm forward at rows of 8192 to 0.989 / 0.995 of its time (d6a3989). sm_90: 40-80
 # fewer instructions a kernel, the same or fewer registers, but opk_softmax_fwd_fixed_bf16_g128
 # (bf16 softmax rows of 4096) spills 12 bytes (so that row may read slower; the spill gate
-# would refuse it as is). Built with its rocm vendor (dc_tests). Then
-# bench/experiments/launch_param_bytes.cu: does a kernel's parameter size (opkit's row
-# kernels take 400-700 bytes by value, Triton's under 100) cost time between the events
-# around it? opkit's calls have had 0.3-0.8 us more outside their kernels than the peers'.
-# About 330 s with the machine's start.
+# would refuse it as is). Built with its rocm vendor (dc_tests). About 500 s with the
+# machine's start; send prepared-next-call-2.sh within the machine's 30 s idle window.
 # Builds: bench/prepare_device_builds.sh check;
 #   bench/prepare_device_builds.sh variant fbr bench/experiments/fixed-forward-block-row.patch \
 #     OPK_EXP_FIXED_BLOCK_ROW=1
@@ -20,8 +17,6 @@
 dc_variants
 dc_ab_rounds fbr fbr softmax_forward,rms_norm_forward,layer_norm_forward bf16,f32 3
 dc_tests fbr "ops: rms_norm*,ops: layer_norm*,ops: softmax*" fbr
-t lpb-build nvcc -std=c++17 -O3 -arch=sm_90 -o /tmp/lpb bench/experiments/launch_param_bytes.cu
-t lpb timeout 120 /tmp/lpb
-cat $R/times.txt $R/ab-fbr.txt $R/lpb.txt
+cat $R/times.txt $R/ab-fbr.txt
 tail -n 3 $R/fbr-*.txt
 pack
