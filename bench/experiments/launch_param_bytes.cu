@@ -5,7 +5,7 @@
 // Liger-Kernel's (the forty-first and forty-third sessions: the fp32 rms_norm forward, the
 // bf16 softmax backward, the gated backwards, the embedding forward; opkit's lead from the
 // spin's end to its kernel's start 3.3-3.5 us against their 3.1-3.3). opkit's row kernels
-// take their arguments by value as one struct of 400-700 bytes (RowsView carries kMaxDims
+// take their arguments by value as one struct of 450-750 bytes (RowsView carries kMaxDims
 // sizes and strides a view; CONSTANT[0] of opk_rms_fwd_twice_* is 1216 bytes); Triton's
 // take a few pointers and integers (under 100 bytes). The launch carries the parameters
 // in the push buffer, so a larger struct may take the GPU's front end longer to start the
