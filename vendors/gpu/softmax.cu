@@ -133,7 +133,7 @@ OPK_DEV void softmax_backward_exact(const SoftmaxArgs& a) {
 }
 
 // The backward of rows of exactly blockDim.x packs on views of at most one outer dimension
-// (kBwdOnePack in kernel_params.h says where, with its measurements): one pack of dy and y
+// (kBwdOnePackThreads in kernel_params.h says where, with its measurements): one pack of dy and y
 // a thread, one block a row, no row walk and no bounds. Register-lean so that it is built
 // for 2048 resident threads (32 registers on NVIDIA), as Inductor's kernel runs, where the
 // exact kernel holding two packs needs 40 (1536). The row's sum goes through group_sum's

@@ -18,16 +18,17 @@ const char* const kBwdExact[3][3] = {{"opk_softmax_bwd_f32_c0", "opk_softmax_bwd
                                      {"opk_softmax_bwd_bf16_c0", "opk_softmax_bwd_exact_bf16", "opk_softmax_bwd_bf16_c2"}};
 const char* const kBwdWide16[2][3] = {{"opk_softmax_bwd_f16_c0", "opk_softmax_bwd_wide_f16", "opk_softmax_bwd_f16_c2"},
                                       {"opk_softmax_bwd_bf16_c0", "opk_softmax_bwd_wide_bf16", "opk_softmax_bwd_bf16_c2"}};
-// 2-byte rows of exactly kBwdOnePackThreads packs (fixed_group_plan: one block of that many
-// threads a row, one pack a thread).
-const opk::FixedKernel kBwdOnePack[2][3] = {{{"opk_softmax_bwd_one_pack_f16", opk::kBwdOnePackThreads, 1}, {}, {}},
-                                            {{"opk_softmax_bwd_one_pack_bf16", opk::kBwdOnePackThreads, 1}, {}, {}}};
-// 2-byte rows of exactly kBwdBlockRowThreads x kBwdBlockRowPacks packs, a block for every
-// row (block_row: fixed_group_plan's grid is the rows; more rows than such a grid can have
-// take the wide kernel).
-const opk::FixedKernel kBwdBlockRow[2][3] = {
-    {{"opk_softmax_bwd_block_row_f16_g512x4", opk::kBwdBlockRowThreads, opk::kBwdBlockRowPacks, true}, {}, {}},
-    {{"opk_softmax_bwd_block_row_bf16_g512x4", opk::kBwdBlockRowThreads, opk::kBwdBlockRowPacks, true}, {}, {}}};
+// The backward's fixed-group kernels of 2-byte rows (fixed_group_plan), [dtype - 1][i]: rows
+// of exactly kBwdOnePackThreads packs at one pack a thread, one block of that many threads
+// a row; rows of exactly kBwdBlockRowThreads x kBwdBlockRowPacks packs a block for every row
+// (block_row: the grid is the rows; more rows than such a grid can have take the wide kernel).
+#define OPK_SOFTMAX_BWD_FIXED(dt)                                                                   \
+    {                                                                                               \
+        {"opk_softmax_bwd_one_pack_" dt, opk::kBwdOnePackThreads, 1},                               \
+            {"opk_softmax_bwd_block_row_" dt "_g512x4", opk::kBwdBlockRowThreads, opk::kBwdBlockRowPacks, true}, {} \
+    }
+const opk::FixedKernel kBwdFixed16[2][3] = {OPK_SOFTMAX_BWD_FIXED("f16"), OPK_SOFTMAX_BWD_FIXED("bf16")};
+#undef OPK_SOFTMAX_BWD_FIXED
 
 opkit_status run_softmax(const char* op, bool backward, const opkit_tensor* a, const opkit_tensor* b,
                          opkit_tensor* out, opkit_stream stream) {
@@ -55,14 +56,10 @@ opkit_status run_softmax(const char* op, bool backward, const opkit_tensor* a, c
         // (kBwdBlockRowThreads), of kBwdWideMinPacks or more at eight, others at
         // kRowConfigsBwdExact's.
         args.exact = 1;
-        if (es == 2) {
-            if (const char* k = fixed_group_plan(d, rows, n, es, kBwdOnePack[type - 1], {&args.a, &args.b, &args.out},
+        if (es == 2)
+            if (const char* k = fixed_group_plan(d, rows, n, es, kBwdFixed16[type - 1], {&args.a, &args.b, &args.out},
                                                  &special))
                 return launch(d, Module::softmax, k, special.grid, special.block, stream, args);
-            if (const char* k = fixed_group_plan(d, rows, n, es, kBwdBlockRow[type - 1], {&args.a, &args.b, &args.out},
-                                                 &special))
-                return launch(d, Module::softmax, k, special.grid, special.block, stream, args);
-        }
         if (es == 2 && exact_plan(d, rows, n, es, opk::kRowConfigsBwdWide16, {&args.a, &args.b, &args.out}, &special,
                                   opk::kBwdWideMinPacks))
             return launch_rows(d, Module::softmax, kBwdWide16[type - 1], special, stream, args);
