@@ -93,3 +93,56 @@ TEST_CASE("gpu host: a block_row kernel is passed over at rows no grid of a bloc
     x2.nd = 2;
     CHECK(opkit_gpu::fixed_group_plan(d, 3, 16384, 2, one, {&x2, &y}, &p) == nullptr);
 }
+
+TEST_CASE("gpu host: the forwards' fixed-group kernels that the *_fwd_block_row picks name take a block a row",
+          "[plans]") {
+    Device d;
+    like_hopper(d);
+    const opk::FixedKernel softmax[3][3] = OPK_FIXED_KERNELS("opk_softmax_fwd_fixed", opk::softmax_fwd_block_row);
+    const opk::FixedKernel ln[3][3] = OPK_FIXED_KERNELS("opk_ln_fwd_fixed", opk::ln_fwd_block_row);
+    const opk::FixedKernel rms[3][3] = OPK_RMS_FIXED_KERNELS("opk_rms_fwd_fixed");
+    opk::RowsView x = flat_rows(), y = flat_rows();
+    constexpr int64_t kRows = 4000000;  // more than any walking kernel's capped grid
+    using Table = opk::FixedKernel[3];
+    struct Case {
+        const Table& table;
+        int64_t n;
+        size_t element_size;
+        const char* kernel;
+        bool block_row;
+    };
+    const Case cases[] = {
+        {softmax[2], 8192, 2, "opk_softmax_fwd_fixed_bf16_g256", true},
+        {softmax[1], 8192, 2, "opk_softmax_fwd_fixed_f16_g256", true},
+        {rms[2], 16384, 2, "opk_rms_fwd_fixed_bf16_g512", true},
+        {rms[1], 16384, 2, "opk_rms_fwd_fixed_f16_g512", true},
+        {ln[0], 16384, 4, "opk_ln_fwd_fixed_f32_g512", true},
+        // Measured no faster or slower one row a block: they walk.
+        {softmax[2], 4096, 2, "opk_softmax_fwd_fixed_bf16_g128", false},
+        {softmax[2], 16384, 2, "opk_softmax_fwd_fixed_bf16_g512", false},
+        {softmax[0], 8192, 4, "opk_softmax_fwd_fixed_f32_g256", false},
+        {softmax[0], 16384, 4, "opk_softmax_fwd_fixed_f32_g512", false},  // spilled on AMD so
+        {rms[0], 16384, 4, "opk_rms_fwd_fixed_f32_g512", false},
+        {ln[2], 16384, 2, "opk_ln_fwd_fixed_bf16_g512", false},
+        {ln[0], 8192, 4, "opk_ln_fwd_fixed_f32_g256", false},
+    };
+    for (const Case& c : cases) {
+        INFO(c.kernel);
+        RowPlan p{};
+        const char* k = opkit_gpu::fixed_group_plan(d, kRows, c.n, c.element_size, c.table, {&x, &y}, &p);
+        REQUIRE(k != nullptr);
+        CHECK(std::string(k) == c.kernel);
+        if (c.block_row)
+            CHECK(p.grid == size_t(kRows));
+        else
+            CHECK(p.grid < size_t(kRows));
+    }
+    // The device bodies ask the same functions (kernel_params.h), by element size and group.
+    STATIC_REQUIRE(opk::softmax_fwd_block_row(2, 256));
+    STATIC_REQUIRE_FALSE(opk::softmax_fwd_block_row(2, 512));
+    STATIC_REQUIRE_FALSE(opk::softmax_fwd_block_row(4, 512));
+    STATIC_REQUIRE(opk::rms_fwd_block_row(2, 512));
+    STATIC_REQUIRE_FALSE(opk::rms_fwd_block_row(4, 512));
+    STATIC_REQUIRE(opk::ln_fwd_block_row(4, 512));
+    STATIC_REQUIRE_FALSE(opk::ln_fwd_block_row(2, 512));
+}

@@ -24,12 +24,24 @@ constexpr int kMaxDims = 8;
 // are contiguous (opkit requires the innermost stride to be 1). The host collapses the
 // outer dimensions first, so the common cases are nd = 0 (one row) and nd = 1
 // (row r at r * stride[0]); the kernels only divide when nd > 1.
+// Field order: what a kernel on a flat view reads (data, nd, vec, stride[0]) in the first
+// 24 bytes, the sizes (only the walk over several outer dimensions reads them) last, and
+// the Args structs below with their scalars before their views, so that the values the
+// row kernels read sit close together in the parameter bank (by the views' sizes, 450-750
+// bytes, the old order spread them over six to eight 64-byte lines). Measured on the H200
+// against the old order (bench/experiments/hot-params-first.patch,
+// bench/results/2026-12-02-s44/r4, three rounds bf16, two fp32): 28 rows of seven ops at
+// 0.994-1.000 of the time, none slower; the fixed-group kernels' SASS is the same but for
+// the offsets. It costs the 2-byte rms_norm backward's fallback for long rows
+// (opk_rms_bwd_long_{f16,bf16}, not a path of the benchmark's shapes) 8-16 more bytes of
+// stack; the orders that kept those (stride[] before nd and vec, or after them with
+// size[] first) spilled 48 bytes in opk_ln_bwd_stash_f16_s2_k2 instead.
 struct RowsView {
     void* data;                // element 0 of row 0 (byte_offset applied)
-    int64_t size[kMaxDims];    // outer sizes, outermost first (entries [0, nd))
-    int64_t stride[kMaxDims];  // outer strides in elements
     int32_t nd;
     int32_t vec;               // 1: every row start is 16-byte aligned (16-byte access ok)
+    int64_t stride[kMaxDims];  // outer strides in elements
+    int64_t size[kMaxDims];    // outer sizes, outermost first (entries [0, nd))
 };
 
 // A strided 1-D vector of statistics, targets or losses; data NULL = absent.
@@ -468,13 +480,9 @@ constexpr int kNormBwdSharedWeightPacks = 4;
 
 // rms_norm / layer_norm, forward and backward.
 struct NormArgs {
-    RowsView x, y;    // forward: x -> y
-    RowsView dy, dx;  // backward: (dy, x) -> dx
+    int64_t rows, n;
     const void* weight;  // [n] or NULL
     const void* bias;    // [n] or NULL (layer_norm forward)
-    Strided mean, rstd;  // fp32 [rows]
-    float* partial;      // backward: [groups][n] dweight partials, then [groups][n] dbias
-    int64_t rows, n;
     float eps;
     float weight_offset;
     int32_t weight_vec, bias_vec;  // 1: weight / bias 16-byte aligned
@@ -482,19 +490,21 @@ struct NormArgs {
     int32_t shared_sums;  // 1: cached rows sum dweight/dbias in dynamic shared memory
     int32_t exact;        // 1: the rows are exact for the launched config (kExactPath)
     int32_t stash_slots;  // stash backwards: rows of x and dy a block's ring holds
+    Strided mean, rstd;  // fp32 [rows]
+    float* partial;      // backward: [groups][n] dweight partials, then [groups][n] dbias
+    RowsView x, y;    // forward: x -> y
+    RowsView dy, dx;  // backward: (dy, x) -> dx
 };
 
 // softmax forward (a = x -> out = y) and backward (a = dy, b = y -> out = dx).
 struct SoftmaxArgs {
-    RowsView a, b, out;
     int64_t rows, n;
     int32_t exact;  // 1: the rows are exact for the launched config (kExactPath)
+    RowsView a, out, b;
 };
 
 // cross-entropy forward and backward over logits [rows, V].
 struct CrossEntropyArgs {
-    RowsView logits;
-    RowsView grad;        // dlogits; data NULL = not wanted (forward)
     Strided target;       // int32 or int64
     Strided lse;          // forward: output (optional); backward: input (optional)
     Strided loss;         // forward: per-row loss (output or scratch)
@@ -504,6 +514,8 @@ struct CrossEntropyArgs {
     float label_smoothing;
     int32_t target64;
     int32_t dloss_per_row;
+    RowsView logits;
+    RowsView grad;        // dlogits; data NULL = not wanted (forward)
 };
 
 // Counts targets != ignore_index (MEAN needs it before any gradient is written).
@@ -553,9 +565,9 @@ struct ColumnSumArgs {
 
 // Element-wise ops over up to five same-shape tensors (swiglu, geglu, axpy, scale).
 struct ElementwiseArgs {
-    RowsView t[5];  // inputs first, then outputs; see each op
     int64_t rows, n;
     float alpha;
+    RowsView t[5];  // inputs first, then outputs; see each op
 };
 
 // rope over x [B,T,H,D] with cos/sin [T,D] or [B,T,D].
@@ -609,9 +621,6 @@ struct EmbeddingArgs {
     int64_t weight_stride;
     int32_t weight_vec;
     int32_t ids64;
-    RowsView ids;         // one "row" per id (the id tensor flattened)
-    RowsView rows;        // forward: y; backward: dy; [count, D]
-    RowsView dweight;     // backward: [V, D]
     unsigned long long* owner;  // [V]: the first position k holding the id; ~0 = none
     unsigned long long* tag;    // [V]: 0 one position, 1 repeated, then 2 + accumulator row
     unsigned long long* counters;  // [3]: accumulator rows, owner list, others list
@@ -623,6 +632,9 @@ struct EmbeddingArgs {
     int32_t acc_is_dweight;  // 1: the accumulator row of id v is dweight row v
     int64_t count, V, D;
     int64_t padding_idx;
+    RowsView ids;         // one "row" per id (the id tensor flattened)
+    RowsView rows;        // forward: y; backward: dy; [count, D]
+    RowsView dweight;     // backward: [V, D]
 };
 
 }  // namespace opk
@@ -672,25 +684,48 @@ static_assert(opk::kNormStashMaxPacks32 == int64_t(opk::kNormStashConfigs[1].thr
               "layer_norm's fp32 has the stash kernels of configs 0 and 1 only");
 static_assert(opk::kRmsStashMaxPacks32 == int64_t(opk::kNormStashConfigs[2].threads) * opk::kNormStashConfigs[2].chunks,
               "rms_norm's fp32 has the stash kernels of every config");
+namespace opk {
+// The fixed-group forwards that take one row a block (FixedKernel::block_row in the tables
+// below; their bodies end the row loop after one row, kFixedOneRow in rows.cuh), by element
+// size and group: the same function picks the kernel's body and the host's launch. With
+// every fixed-group forward so (bench/experiments/fixed-forward-block-row.patch), on the
+// H200 (bench/results/2026-12-02-s44/r1, three rounds, time ratios against walking):
+// softmax bf16 rows of 8192 0.993, rms_norm bf16 rows of 16384 0.995, layer_norm fp32
+// rows of 16384 0.997: these take it. The others walk: 0.997 to 1.000, or slower (softmax
+// bf16 rows of 4096 1.075, its kernel spilling 12 bytes so; rows of 16384 1.017), and
+// softmax's fp32 rows of 16384 (0.997 on the H200), whose kernel so spilled on AMD (124
+// bytes of scratch a lane on gfx90a, against none walking). f16 follows bf16 (the same
+// kernels but for the conversion).
+OPK_PARAMS_RULE constexpr bool softmax_fwd_block_row(int element_size, int threads) {
+    return element_size == 2 && threads == 256;
+}
+OPK_PARAMS_RULE constexpr bool rms_fwd_block_row(int element_size, int threads) { return element_size == 2 && threads == 512; }
+OPK_PARAMS_RULE constexpr bool ln_fwd_block_row(int element_size, int threads) { return element_size == 4 && threads == 512; }
+}  // namespace opk
 // Fixed-group kernels (FixedKernel, as OPK_FIXED_ROW_KERNELS in rows.cuh builds them):
 // [dtype][i]. softmax and layer_norm (OPK_FIXED_KERNELS) take fp32 rows of 4096, 8192 and
 // 16384 at 256 x 4, 256 x 8 and 512 x 8; rms_norm (OPK_RMS_FIXED_KERNELS) its 8192 at 512 x 4.
-#define OPK_FIXED_2BYTE(stem, dt)                                                      \
-    {                                                                                  \
-        {stem "_" dt "_g128", 128, opk::kFixedChunks16}, {stem "_" dt "_g256", 256, opk::kFixedChunks16}, \
-            {stem "_" dt "_g512", 512, opk::kFixedChunks16}                             \
-    }
-#define OPK_FIXED_KERNELS(stem)                                                                          \
+// block_row(element size, threads): the family's pick above.
+#define OPK_FIXED_2BYTE(stem, dt, block_row)                                                             \
     {                                                                                                    \
-        {{stem "_f32_g256x4", 256, opk::kFixedChunksX4}, {stem "_f32_g256", 256, opk::kFixedChunks},     \
-         {stem "_f32_g512", 512, opk::kFixedChunks}},                                                    \
-            OPK_FIXED_2BYTE(stem, "f16"), OPK_FIXED_2BYTE(stem, "bf16")                                  \
+        {stem "_" dt "_g128", 128, opk::kFixedChunks16, block_row(2, 128)},                              \
+            {stem "_" dt "_g256", 256, opk::kFixedChunks16, block_row(2, 256)},                          \
+            {stem "_" dt "_g512", 512, opk::kFixedChunks16, block_row(2, 512)}                           \
+    }
+#define OPK_FIXED_KERNELS(stem, block_row)                                                               \
+    {                                                                                                    \
+        {{stem "_f32_g256x4", 256, opk::kFixedChunksX4, block_row(4, 256)},                              \
+         {stem "_f32_g256", 256, opk::kFixedChunks, block_row(4, 256)},                                  \
+         {stem "_f32_g512", 512, opk::kFixedChunks, block_row(4, 512)}},                                 \
+            OPK_FIXED_2BYTE(stem, "f16", block_row), OPK_FIXED_2BYTE(stem, "bf16", block_row)            \
     }
 #define OPK_RMS_FIXED_KERNELS(stem)                                                                      \
     {                                                                                                    \
-        {{stem "_f32_g256x4", 256, opk::kFixedChunksX4}, {stem "_f32_g512x4", 512, opk::kFixedChunksX4}, \
-         {stem "_f32_g512", 512, opk::kFixedChunks}},                                                    \
-            OPK_FIXED_2BYTE(stem, "f16"), OPK_FIXED_2BYTE(stem, "bf16")                                  \
+        {{stem "_f32_g256x4", 256, opk::kFixedChunksX4, opk::rms_fwd_block_row(4, 256)},                 \
+         {stem "_f32_g512x4", 512, opk::kFixedChunksX4, opk::rms_fwd_block_row(4, 512)},                 \
+         {stem "_f32_g512", 512, opk::kFixedChunks, opk::rms_fwd_block_row(4, 512)}},                    \
+            OPK_FIXED_2BYTE(stem, "f16", opk::rms_fwd_block_row),                                        \
+            OPK_FIXED_2BYTE(stem, "bf16", opk::rms_fwd_block_row)                                        \
     }
 // layer_norm's forward with weight and bias loaded beside x: [dtype][i] (fp32 rows of 8192).
 #define OPK_LN_PARAMS_KERNELS(stem)                                                          \

@@ -187,15 +187,16 @@ struct WeightRegs {
     }
 };
 
-// Exact: the rows are exact for the group (kExactPath), as in ln_forward_rows.
-template <typename T, int G, int C, bool Exact>
+// Exact: the rows are exact for the group (kExactPath), as in ln_forward_rows. OneRow: the
+// block's group takes row first_row alone (a block for every row).
+template <typename T, int G, int C, bool Exact, bool OneRow = false>
 OPK_DEV void rms_forward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     const RowGroup<G> g;
     const Span rows_span = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
-    for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
+    for (int64_t r = g.first_row; r < a.rows; r = OneRow ? a.rows : r + g.row_step) {
         const Span sp = per_row(rows_span);
         const T* xr = row_ptr<const T>(a.x, r);
         T* yr = row_ptr<T>(a.y, r);
@@ -239,10 +240,14 @@ OPK_DEV void rms_forward(const NormArgs& a) {
 // forwards of rows exact for eight packs a thread (kRowConfigsFwdWide,
 // kRowConfigsRmsFwdWide) and the fixed-group forwards (FixedKernel). Without kExactPath
 // (gfx900/906/908) it is the general body.
+// The fixed-group kernels that rms_fwd_block_row picks take one row a block.
 template <typename T, int G, int C>
 OPK_DEV void rms_forward_exact(const NormArgs& a) {
     __shared__ float smem[kReduceSlots];
-    rms_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
+    if constexpr (rms_fwd_block_row(int(sizeof(T)), G))
+        rms_forward_rows<T, G, C, kExactPath<G, C>, true>(flat_rows_copy(a), smem);
+    else
+        rms_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
 }
 
 // The sum of f(v) over the elements of a thread's C raw packs, pack by pack in order (the
@@ -522,7 +527,7 @@ OPK_DEV void rms_backward(const NormArgs& a) {
 // y = (x - mean) * rstd * weight + bias; biased variance. Cached rows use the exact
 // two-pass variance; streamed rows sum x - x[0] and its square in one pass (shifting by
 // a row element keeps the cancellation small), then write in a second.
-template <typename T, int G, int C, bool Exact>
+template <typename T, int G, int C, bool Exact, bool OneRow = false>
 OPK_DEV void ln_forward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     const RowGroup<G> g;
@@ -531,7 +536,7 @@ OPK_DEV void ln_forward_rows(const NormArgs& a, float* smem) {
     const T* w = static_cast<const T*>(a.weight);
     const T* b = static_cast<const T*>(a.bias);
     const float inv_n = 1.0f / float(rows_span.n);
-    for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
+    for (int64_t r = g.first_row; r < a.rows; r = OneRow ? a.rows : r + g.row_step) {
         const Span sp = per_row(rows_span);
         const T* xr = row_ptr<const T>(a.x, r);
         T* yr = row_ptr<T>(a.y, r);
@@ -625,11 +630,14 @@ OPK_DEV void ln_forward(const NormArgs& a) {
     ln_forward_rows<T, G, C, false>(a, smem);
 }
 
-// As rms_forward_exact.
+// As rms_forward_exact (ln_fwd_block_row's kernels one row a block).
 template <typename T, int G, int C>
 OPK_DEV void ln_forward_exact(const NormArgs& a) {
     __shared__ float smem[kReduceSlots];
-    ln_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
+    if constexpr (ln_fwd_block_row(int(sizeof(T)), G))
+        ln_forward_rows<T, G, C, kExactPath<G, C>, true>(flat_rows_copy(a), smem);
+    else
+        ln_forward_rows<T, G, C, kExactPath<G, C>>(a, smem);
 }
 
 // layer_norm's forward of rows of exactly G x C packs on views of at most one outer

@@ -51,6 +51,22 @@ OPK_DEV void assume_flat_rows(const SoftmaxArgs& a) {
     assume_flat(a.a);
     assume_flat(a.out);
 }
+// The fixed-group forwards that take one row a block (kernel_params.h's *_fwd_block_row)
+// work on a copy of their arguments whose views say one outer dimension in so many words:
+// with the row loop gone, nvcc no longer kept assume_flat_rows' promise and compiled the
+// walk's 64-bit divisions back in (bench/experiments/fixed-forward-block-row.patch). The
+// host launches them only on such views (fixed_group_plan), and a view of nd 0 (one row)
+// is at offset 0 either way.
+OPK_DEV NormArgs flat_rows_copy(NormArgs a) {
+    a.x.nd = 1;
+    a.y.nd = 1;
+    return a;
+}
+OPK_DEV SoftmaxArgs flat_rows_copy(SoftmaxArgs a) {
+    a.a.nd = 1;
+    a.out.nd = 1;
+    return a;
+}
 
 // Row r of a view that has at most one outer dimension by construction (cross-entropy's
 // [rows, V] tensors, rows_view(t, 1)): row_ptr without the walk.

@@ -7,13 +7,14 @@ namespace opk {
 namespace {
 
 // WordMode: how bf16 packs convert (rows.cuh, unpack).
-template <typename T, int G, int C, bool Exact, int WordMode = -1>
+// OneRow: the block's group takes row first_row alone (a block for every row).
+template <typename T, int G, int C, bool Exact, int WordMode = -1, bool OneRow = false>
 OPK_DEV void softmax_forward_rows(const SoftmaxArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const RowGroup<G> g;
     const Span rows_span = g.span(a.n, P);
-    for (int64_t r = g.first_row; r < a.rows; r += g.row_step) {
+    for (int64_t r = g.first_row; r < a.rows; r = OneRow ? a.rows : r + g.row_step) {
         const Span sp = per_row(rows_span);
         const T* xr = row_ptr<const T>(a.a, r);
         T* yr = row_ptr<T>(a.out, r);
@@ -71,10 +72,15 @@ OPK_DEV void softmax_forward(const SoftmaxArgs& a) {
 // 0.0710 -> 0.0692, but 32768x4096 0.1318 -> 0.1332 (and 0.1320 -> 0.1327 without it).
 template <int G>
 constexpr int kSoftmaxFwdExactWordMode = G >= 256 ? -1 : 0;
+// The fixed-group kernels that softmax_fwd_block_row picks take one row a block.
 template <typename T, int G, int C>
 OPK_DEV void softmax_forward_exact(const SoftmaxArgs& a) {
     __shared__ float smem[kReduceSlots];
-    softmax_forward_rows<T, G, C, kExactPath<G, C>, kSoftmaxFwdExactWordMode<G>>(a, smem);
+    constexpr int W = kSoftmaxFwdExactWordMode<G>;
+    if constexpr (softmax_fwd_block_row(int(sizeof(T)), G))
+        softmax_forward_rows<T, G, C, kExactPath<G, C>, W, true>(flat_rows_copy(a), smem);
+    else
+        softmax_forward_rows<T, G, C, kExactPath<G, C>, W>(a, smem);
 }
 
 // dx = y * (dy - sum(dy * y)). Exact: the rows are exact for the group (kExactPath), as
