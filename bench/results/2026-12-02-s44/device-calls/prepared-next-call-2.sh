@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Prepared in the forty-fourth session for the next one (not run; send within the idle
+# window after call 1). Why was the bf16 softmax forward's kernel at 4096x16384 0.5 us
+# shorter (CUPTI, 65.95 -> 65.4 us; A/B 0.987) under rows-view-max-dims.patch, whose SASS
+# for it is HEAD's but for the parameters' constant-bank offsets (the forty-fourth
+# session's calls 2-3), when the hot-first order (23dfc0c, call 4) did not give it? Nsight
+# Compute's full set of that kernel (opk_softmax_fwd_fixed_bf16_g512) in both builds, three
+# launches each: launch statistics, the instruction and constant-cache counters, stalls.
+# Builds: bench/prepare_device_builds.sh check;
+#   OPKIT_PREPARE_ROCM=0 bench/prepare_device_builds.sh variant mdim \
+#     bench/experiments/rows-view-max-dims.patch OPK_EXP_MAX_DIMS=2
+#   bench/prepare_device_builds.sh pack. Carry build-var.
+. bench/device_call.sh r2
+dc_variants
+nc() {
+    local name=$1 vp=$2
+    t "$name" timeout 200 env PYTHONPATH="$PWD/python" OPKIT_LIBRARY="$DC_LIB" OPKIT_VENDOR_PATH="$vp" \
+        ncu --set full --clock-control none -k regex:opk_softmax_fwd_fixed_bf16_g512 -c 3 --page details \
+        python3 bench/ncu_ops.py --ops softmax --dtype bf16 --row-shapes 4096x16384
+    pack
+}
+nc ncu-base ""
+nc ncu-vmdim "$PWD/var/vmdim/libopkit_vendor_cuda.so"
+dc_ab_rounds mdim mdim softmax_forward bf16 3
+cat $R/times.txt $R/ab-mdim.txt
+pack
