@@ -209,7 +209,8 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         // walking kernels' grid would be 3 too: it is capped only past 53248 rows on the fake
         // device's 104 SMs, more host memory than the fake's buffers should take, so
         // test_gpu_host_plans.cpp checks the grids on the plan itself); rows of 16384 keep
-        // the fixed group, as layer_norm's rows do.
+        // the fixed group, as layer_norm's rows do (one row a block for 2-byte rms_norm
+        // rows since 23dfc0c: rms_fwd_block_row, checked there too).
         CHECK(l.name == "opk_rms_fwd_twice_bf16_g256x2");
         CHECK(l.block == 256);
         CHECK(l.grid == 3);

@@ -32,10 +32,13 @@ constexpr int kMaxDims = 8;
 // against the old order (bench/experiments/hot-params-first.patch,
 // bench/results/2026-12-02-s44/r4, three rounds bf16, two fp32): 28 rows of seven ops at
 // 0.994-1.000 of the time, none slower; the fixed-group kernels' SASS is the same but for
-// the offsets. It costs the 2-byte rms_norm backward's fallback for long rows
-// (opk_rms_bwd_long_{f16,bf16}, not a path of the benchmark's shapes) 8-16 more bytes of
-// stack; the orders that kept those (stride[] before nd and vec, or after them with
-// size[] first) spilled 48 bytes in opk_ln_bwd_stash_f16_s2_k2 instead.
+// the offsets. It costs opk_rms_bwd_long_{f16,bf16} 8-16 more bytes of stack and 12-21
+// more local accesses in their loops on sm_90 (the 2-byte rms_norm backward of long and of
+// exact rows from 4096 elements where no cluster kernel takes them: on the H200 the stash
+// kernels do, so no benchmark shape ran them; not measured, the A/B against the old order
+// with the cluster kernels off is prepared in bench/results/2026-12-02-s44/device-calls/);
+// the orders that kept those (stride[] before nd and vec, or after them with size[] first)
+// spilled 48 bytes in opk_ln_bwd_stash_f16_s2_k2, an H200 path, instead.
 struct RowsView {
     void* data;                // element 0 of row 0 (byte_offset applied)
     int32_t nd;
@@ -408,7 +411,9 @@ constexpr int kBwdBlockRowResident = 1024;
 // instructions a kernel, the same registers): A/B against the walking kernels, three
 // rounds (s43 r3/ab-tb.txt), bf16 8192x8192 0.0670 -> 0.0663 ms (0.989, faster in every
 // round), so 2-byte rows of 8192 take it (opk_rms_fwd_twice_block_row_<dtype>_g512x2); bf16
-// rows of 4096 1.002 and 16384 (not a twice kernel) 1.002, fp32 0.999-1.001: those walk.
+// rows of 4096 1.002 and 16384 (not a twice kernel) 1.002, fp32 0.999-1.001: those walk
+// (the 2-byte rows of 16384 take a fixed-group kernel one row a block since 23dfc0c,
+// measured 0.995 in that form: rms_fwd_block_row below).
 constexpr int kRmsFwdTwiceResident = 2048;
 // layer_norm's fp32 forward of rows of exactly 2048 packs (8192 floats) on views of at most
 // one outer dimension: opk_ln_fwd_params_f32_g512x4 (OPK_LN_PARAMS_KERNELS, below; ln_forward_params
@@ -686,8 +691,9 @@ static_assert(opk::kRmsStashMaxPacks32 == int64_t(opk::kNormStashConfigs[2].thre
               "rms_norm's fp32 has the stash kernels of every config");
 namespace opk {
 // The fixed-group forwards that take one row a block (FixedKernel::block_row in the tables
-// below; their bodies end the row loop after one row, kFixedOneRow in rows.cuh), by element
-// size and group: the same function picks the kernel's body and the host's launch. With
+// below; their *_forward_exact bodies run the row loop with OneRow on flat_rows_copy's
+// arguments, rows.cuh), by element size and group: the same function picks the kernel's body
+// and the host's launch, and each family's table macro below binds its own. With
 // every fixed-group forward so (bench/experiments/fixed-forward-block-row.patch), on the
 // H200 (bench/results/2026-12-02-s44/r1, three rounds, time ratios against walking):
 // softmax bf16 rows of 8192 0.993, rms_norm bf16 rows of 16384 0.995, layer_norm fp32
@@ -705,7 +711,10 @@ OPK_PARAMS_RULE constexpr bool ln_fwd_block_row(int element_size, int threads) {
 // Fixed-group kernels (FixedKernel, as OPK_FIXED_ROW_KERNELS in rows.cuh builds them):
 // [dtype][i]. softmax and layer_norm (OPK_FIXED_KERNELS) take fp32 rows of 4096, 8192 and
 // 16384 at 256 x 4, 256 x 8 and 512 x 8; rms_norm (OPK_RMS_FIXED_KERNELS) its 8192 at 512 x 4.
-// block_row(element size, threads): the family's pick above.
+// block_row(element size, threads): the family's pick above. The hosts' tables are
+// OPK_SOFTMAX_FWD_FIXED_KERNELS, OPK_LN_FWD_FIXED_KERNELS and OPK_RMS_FWD_FIXED_KERNELS
+// (below), which bind each family's kernel names to its own pick: a table with another
+// family's pick would launch a one-row kernel on a walking kernel's capped grid.
 #define OPK_FIXED_2BYTE(stem, dt, block_row)                                                             \
     {                                                                                                    \
         {stem "_" dt "_g128", 128, opk::kFixedChunks16, block_row(2, 128)},                              \
@@ -727,6 +736,9 @@ OPK_PARAMS_RULE constexpr bool ln_fwd_block_row(int element_size, int threads) {
             OPK_FIXED_2BYTE(stem, "f16", opk::rms_fwd_block_row),                                        \
             OPK_FIXED_2BYTE(stem, "bf16", opk::rms_fwd_block_row)                                        \
     }
+#define OPK_SOFTMAX_FWD_FIXED_KERNELS OPK_FIXED_KERNELS("opk_softmax_fwd_fixed", opk::softmax_fwd_block_row)
+#define OPK_LN_FWD_FIXED_KERNELS OPK_FIXED_KERNELS("opk_ln_fwd_fixed", opk::ln_fwd_block_row)
+#define OPK_RMS_FWD_FIXED_KERNELS OPK_RMS_FIXED_KERNELS("opk_rms_fwd_fixed")
 // layer_norm's forward with weight and bias loaded beside x: [dtype][i] (fp32 rows of 8192).
 #define OPK_LN_PARAMS_KERNELS(stem)                                                          \
     {                                                                                        \

@@ -40,8 +40,8 @@ const KernelNames& ln_exact16_kernels(int type, unsigned block) {
 const char* const kRmsFwdWide[3] = {"opk_rms_fwd_f32_c0", "opk_rms_fwd_wide_f32", "opk_rms_fwd_f32_c2"};
 const char* const kLnFwdWide[3] = {"opk_ln_fwd_f32_c0", "opk_ln_fwd_wide_f32", "opk_ln_fwd_f32_c2"};
 // Rows exact for a fixed group (fixed_group_plan).
-const opk::FixedKernel kRmsFwdFixed[3][3] = OPK_RMS_FIXED_KERNELS("opk_rms_fwd_fixed");
-const opk::FixedKernel kLnFwdFixed[3][3] = OPK_FIXED_KERNELS("opk_ln_fwd_fixed", opk::ln_fwd_block_row);
+const opk::FixedKernel kRmsFwdFixed[3][3] = OPK_RMS_FWD_FIXED_KERNELS;
+const opk::FixedKernel kLnFwdFixed[3][3] = OPK_LN_FWD_FIXED_KERNELS;
 // rms_norm's rows exact for a kernel that reads them twice (kRmsFwdTwiceResident says which:
 // fp32 rows of 4096, 8192 and 16384, 2-byte rows of 4096 and 8192), ahead of kRmsFwdFixed.
 const opk::FixedKernel kRmsFwdTwice[3][3] = OPK_RMS_TWICE_KERNELS("opk_rms_fwd_twice");

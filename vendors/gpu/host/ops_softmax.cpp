@@ -10,7 +10,7 @@ const char* const kBwd[3][3] = OPK_ROW_NAMES("opk_softmax_bwd");
 // fp32 rows exact for kRowConfigsFwdWide's config 1 (wide_forward_plan).
 const char* const kFwdWide[3] = {"opk_softmax_fwd_f32_c0", "opk_softmax_fwd_wide_f32", "opk_softmax_fwd_f32_c2"};
 // Rows exact for a fixed group (fixed_group_plan).
-const opk::FixedKernel kFwdFixed[3][3] = OPK_FIXED_KERNELS("opk_softmax_fwd_fixed", opk::softmax_fwd_block_row);
+const opk::FixedKernel kFwdFixed[3][3] = OPK_SOFTMAX_FWD_FIXED_KERNELS;
 // The backward's rows exact for kRowConfigsBwdExact's config 1, and 2-byte ones for
 // kRowConfigsBwdWide16's (exact_plan).
 const char* const kBwdExact[3][3] = {{"opk_softmax_bwd_f32_c0", "opk_softmax_bwd_exact_f32", "opk_softmax_bwd_f32_c2"},
