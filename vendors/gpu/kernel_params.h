@@ -26,19 +26,20 @@ constexpr int kMaxDims = 8;
 // (row r at r * stride[0]); the kernels only divide when nd > 1.
 // Field order: what a kernel on a flat view reads (data, nd, vec, stride[0]) in the first
 // 24 bytes, the sizes (only the walk over several outer dimensions reads them) last, and
-// the Args structs below with their scalars before their views, so that the values the
-// row kernels read sit close together in the parameter bank (by the views' sizes, 450-750
+// the Args structs below with their scalars before their views, so that the values the row
+// kernels read sit close together in the parameter bank (by the views' sizes, 450-750
 // bytes, the old order spread them over six to eight 64-byte lines). Measured on the H200
 // against the old order (bench/experiments/hot-params-first.patch,
 // bench/results/2026-12-02-s44/r4, three rounds bf16, two fp32): 28 rows of seven ops at
-// 0.994-1.000 of the time, none slower; the fixed-group kernels' SASS is the same but for
-// the offsets. It costs opk_rms_bwd_long_{f16,bf16} 8-16 more bytes of stack and 12-21
-// more local accesses in their loops on sm_90 (the 2-byte rms_norm backward of long and of
-// exact rows from 4096 elements where no cluster kernel takes them: on the H200 the stash
-// kernels do, so no benchmark shape ran them; not measured, the A/B against the old order
-// with the cluster kernels off is prepared in bench/results/2026-12-02-s44/device-calls/);
-// the orders that kept those (stride[] before nd and vec, or after them with size[] first)
-// spilled 48 bytes in opk_ln_bwd_stash_f16_s2_k2, an H200 path, instead.
+// 0.994-1.000 of the time (the rounds' means), none slower; the fixed-group kernels' SASS
+// is the same but for the offsets. It costs opk_rms_bwd_long_{f16,bf16} 8-16 more bytes of
+// stack and 12-21 more local accesses in their loops on sm_90 (the 2-byte rms_norm
+// backward of long and of exact rows from 4096 elements where no cluster kernel takes
+// them: on the H200 the stash kernels do, so no benchmark shape ran them; not measured,
+// the A/B against the old order with the cluster kernels off is prepared in
+// bench/results/2026-12-02-s44/device-calls/); the orders that kept those (stride[] before
+// nd and vec, or after them with size[] first) spilled 48 bytes in
+// opk_ln_bwd_stash_f16_s2_k2, an H200 path, instead.
 struct RowsView {
     void* data;                // element 0 of row 0 (byte_offset applied)
     int32_t nd;
@@ -698,7 +699,7 @@ namespace opk {
 // H200 (bench/results/2026-12-02-s44/r1, three rounds, time ratios against walking):
 // softmax bf16 rows of 8192 0.993, rms_norm bf16 rows of 16384 0.995, layer_norm fp32
 // rows of 16384 0.997: these take it. The others walk: 0.997 to 1.000, or slower (softmax
-// bf16 rows of 4096 1.075, its kernel spilling 12 bytes so; rows of 16384 1.017), and
+// bf16 rows of 4096 1.075, whose kernel spills 12 bytes in that form; rows of 16384 1.017), and
 // softmax's fp32 rows of 16384 (0.997 on the H200), whose kernel so spilled on AMD (124
 // bytes of scratch a lane on gfx90a, against none walking). f16 follows bf16 (the same
 // kernels but for the conversion).
