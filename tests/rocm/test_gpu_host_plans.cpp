@@ -6,11 +6,13 @@
 // What the launch-shape test (test_rocm_no_device.cpp) cannot see: the grid of a
 // block_row kernel (FixedKernel::block_row) at more rows than a walking kernel's capped
 // grid, where a kernel with no row walk given that capped grid would skip rows silently;
-// and the rows past which such a grid cannot be launched.
+// and the rows past which such a grid cannot be launched. Also the kernel parameters'
+// field order that was measured (kernel_params.h), checked at compile time.
 #include "../../vendors/gpu/host/ops_common.h"
 
 #include <catch2/catch.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -146,4 +148,22 @@ TEST_CASE("gpu host: the forwards' fixed-group kernels that the *_fwd_block_row 
     STATIC_REQUIRE_FALSE(opk::rms_fwd_block_row(4, 512));
     STATIC_REQUIRE(opk::ln_fwd_block_row(4, 512));
     STATIC_REQUIRE_FALSE(opk::ln_fwd_block_row(2, 512));
+}
+
+// The kernel parameters' order that was measured faster (kernel_params.h, above RowsView;
+// bench/results/2026-12-02-s44/r4): what a flat-row kernel reads of a view in its first 24
+// bytes, and each Args struct's scalars before its views. A reorder must be measured again.
+TEST_CASE("gpu host: the kernel parameters keep what the row kernels read first", "[plans]") {
+    STATIC_REQUIRE(offsetof(opk::RowsView, data) == 0);
+    STATIC_REQUIRE(offsetof(opk::RowsView, nd) == 8);
+    STATIC_REQUIRE(offsetof(opk::RowsView, vec) == 12);
+    STATIC_REQUIRE(offsetof(opk::RowsView, stride) == 16);
+    STATIC_REQUIRE(offsetof(opk::RowsView, size) > offsetof(opk::RowsView, stride));
+    STATIC_REQUIRE(offsetof(opk::SoftmaxArgs, a) > offsetof(opk::SoftmaxArgs, exact));
+    STATIC_REQUIRE(offsetof(opk::SoftmaxArgs, out) < offsetof(opk::SoftmaxArgs, b));  // b: backward only
+    STATIC_REQUIRE(offsetof(opk::NormArgs, x) > offsetof(opk::NormArgs, stash_slots));
+    STATIC_REQUIRE(offsetof(opk::NormArgs, x) > offsetof(opk::NormArgs, partial));
+    STATIC_REQUIRE(offsetof(opk::ElementwiseArgs, t) > offsetof(opk::ElementwiseArgs, alpha));
+    STATIC_REQUIRE(offsetof(opk::CrossEntropyArgs, logits) > offsetof(opk::CrossEntropyArgs, dloss_per_row));
+    STATIC_REQUIRE(offsetof(opk::EmbeddingArgs, ids) > offsetof(opk::EmbeddingArgs, padding_idx));
 }
