@@ -692,7 +692,7 @@ static_assert(opk::kRmsStashMaxPacks32 == int64_t(opk::kNormStashConfigs[2].thre
               "rms_norm's fp32 has the stash kernels of every config");
 namespace opk {
 // The fixed-group forwards that take one row a block (FixedKernel::block_row in the tables
-// below; their *_forward_exact bodies run the row loop with OneRow on flat_rows_copy's
+// below; their *_forward_exact bodies run the row loop with BlockRow on flat_rows_copy's
 // arguments, rows.cuh), by element size and group: the same function picks the kernel's body
 // and the host's launch, and each family's table macro below binds its own. With
 // every fixed-group forward so (bench/experiments/fixed-forward-block-row.patch), on the

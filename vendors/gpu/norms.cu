@@ -187,16 +187,16 @@ struct WeightRegs {
     }
 };
 
-// Exact: the rows are exact for the group (kExactPath), as in ln_forward_rows. OneRow: the
+// Exact: the rows are exact for the group (kExactPath), as in ln_forward_rows. BlockRow: the
 // block's group takes row first_row alone (a block for every row).
-template <typename T, int G, int C, bool Exact, bool OneRow = false>
+template <typename T, int G, int C, bool Exact, bool BlockRow = false>
 OPK_DEV void rms_forward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     const RowGroup<G> g;
     const Span rows_span = g.span(a.n, P);
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const T* w = static_cast<const T*>(a.weight);
-    for (int64_t r = g.first_row; r < a.rows; r = OneRow ? a.rows : r + g.row_step) {
+    for (int64_t r = g.first_row; r < a.rows; r = BlockRow ? a.rows : r + g.row_step) {
         const Span sp = per_row(rows_span);
         const T* xr = row_ptr<const T>(a.x, r);
         T* yr = row_ptr<T>(a.y, r);
@@ -527,7 +527,7 @@ OPK_DEV void rms_backward(const NormArgs& a) {
 // y = (x - mean) * rstd * weight + bias; biased variance. Cached rows use the exact
 // two-pass variance; streamed rows sum x - x[0] and its square in one pass (shifting by
 // a row element keeps the cancellation small), then write in a second.
-template <typename T, int G, int C, bool Exact, bool OneRow = false>
+template <typename T, int G, int C, bool Exact, bool BlockRow = false>
 OPK_DEV void ln_forward_rows(const NormArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     const RowGroup<G> g;
@@ -536,7 +536,7 @@ OPK_DEV void ln_forward_rows(const NormArgs& a, float* smem) {
     const T* w = static_cast<const T*>(a.weight);
     const T* b = static_cast<const T*>(a.bias);
     const float inv_n = 1.0f / float(rows_span.n);
-    for (int64_t r = g.first_row; r < a.rows; r = OneRow ? a.rows : r + g.row_step) {
+    for (int64_t r = g.first_row; r < a.rows; r = BlockRow ? a.rows : r + g.row_step) {
         const Span sp = per_row(rows_span);
         const T* xr = row_ptr<const T>(a.x, r);
         T* yr = row_ptr<T>(a.y, r);

@@ -510,7 +510,7 @@ OPK_DEV void group_online(float& m, float& s, float* smem) {
 
 // Where a row group is in the grid: thread `lane` of `size` threads of group `first_row`,
 // stepping by `row_step` rows (grid-stride, so any row count fits any grid; the bodies run
-// with OneRow take row first_row alone, launched with a block for every row).
+// with BlockRow take row first_row alone, launched with a block for every row).
 template <int G>
 struct RowGroup {
     int lane, size;

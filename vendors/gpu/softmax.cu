@@ -7,14 +7,14 @@ namespace opk {
 namespace {
 
 // WordMode: how bf16 packs convert (rows.cuh, unpack).
-// OneRow: the block's group takes row first_row alone (a block for every row).
-template <typename T, int G, int C, bool Exact, int WordMode = -1, bool OneRow = false>
+// BlockRow: the block's group takes row first_row alone (a block for every row).
+template <typename T, int G, int C, bool Exact, int WordMode = -1, bool BlockRow = false>
 OPK_DEV void softmax_forward_rows(const SoftmaxArgs& a, float* smem) {
     constexpr int P = Pack<T>::n;
     constexpr bool cached = C > 0;  // the host picks C = 0 (streaming) for long rows
     const RowGroup<G> g;
     const Span rows_span = g.span(a.n, P);
-    for (int64_t r = g.first_row; r < a.rows; r = OneRow ? a.rows : r + g.row_step) {
+    for (int64_t r = g.first_row; r < a.rows; r = BlockRow ? a.rows : r + g.row_step) {
         const Span sp = per_row(rows_span);
         const T* xr = row_ptr<const T>(a.a, r);
         T* yr = row_ptr<T>(a.out, r);
