@@ -1,0 +1,311 @@
+// The bf16 rms_norm backward at rows of 16384 with no persistent grid: one block a row (or
+// R rows), replaced as soon as it finishes, like softmax's wide backward, which moves the
+// same bytes (read two rows, write one) at 0.976 of the copy bandwidth where the norm's
+// persistent stash kernel reaches 0.89 (its call 0.86; docs/PERFORMANCE.md, thirtieth and
+// thirty-first sessions). A persistent grid was kept because each block must leave its
+// dweight column sums somewhere: one partial row (64 KB of fp32) a block, summed by the
+// column-sum launch. Question (2026-12-02): may the blocks instead add their rows' dweight
+// into a few partial rows by L2 reductions (red.global.add.v4.f32, sm_90), so that the row
+// pass needs no persistence? Each line times one whole call (partials zeroed where the
+// kernel reduces into them, the row kernel, the column sums into dweight) and checks it
+// against the harness's reference plan (dx of the first and last four rows, dweight whole):
+//
+//   stash (library)      opk_rms_bwd_stash_bf16_s2_exact as the library launches it: the
+//                        persistent ring kernel of today (norms.cu), a partial row a block
+//   rows R, no dweight   the row pass alone, dweight not computed (an upper bound, not a
+//                        result: its check line compares dx only in effect, as dweight's
+//                        buffer keeps what the line before wrote)
+//   rows R, red P        R rows a block (dweight summed over them in shared memory when
+//                        R > 1), then added into partial row blockIdx % P by reductions;
+//                        the partials zeroed by the column sum that reads them (so the
+//                        next call finds them zero: the first call's memset is not timed;
+//                        a library would zero its scratch once when it allocates it)
+//   rows R, own partial  R rows a block, a partial row of its own (plain stores), no
+//                        zeroing: the persistent grid's bookkeeping at rows / R groups
+//   reds only            the reductions of "rows 1, red P" with no row traffic: what the
+//                        L2's reduction units alone take
+//
+// Not part of the build:
+//
+//   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o norm_backward_red \
+//        bench/experiments/norm_backward_red.cu 2> ptxas.txt
+//   ./norm_backward_red        # on the GPU machine
+#include "../../vendors/gpu/norms.cu"
+#include "norm_backward_harness.cuh"
+
+#include <cuda_bf16.h>
+
+namespace red {
+
+constexpr int kWidth = 16384;  // the row this experiment is about
+
+enum Mode { kNoDweight, kReduce, kOwnPartial, kReducesOnly };
+
+struct RowArgs {
+    const uint4* x;
+    const uint4* dy;
+    const uint4* w;
+    uint4* dx;
+    const float* rstd;
+    float* partial;
+    int parts;  // kReduce: the partial rows the blocks share
+    int64_t rows;
+};
+
+__device__ __forceinline__ void unpack(const uint4 v, float f[8]) {
+    const unsigned u[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        f[2 * i] = __uint_as_float(u[i] << 16);
+        f[2 * i + 1] = __uint_as_float(u[i] & 0xffff0000u);
+    }
+}
+
+__device__ __forceinline__ unsigned pack2(float lo, float hi) {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const unsigned*>(&h);
+}
+
+// The block's sum of v, every thread gets it; slot alternates a row so that one barrier
+// a row is enough (a warp may not overwrite a slot another warp is still reading).
+template <int B>
+__device__ __forceinline__ float block_sum(float v, float (*slots)[B / 32], int slot) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (threadIdx.x % 32 == 0) slots[slot][threadIdx.x / 32] = v;
+    __syncthreads();
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < B / 32; ++i) s += slots[slot][i];
+    return s;
+}
+
+// B threads of C packs (8 bf16 each) cover a row: thread t's packs are t, t + B, ...
+// (coalesced). The weight is read again from L1 at each use (x and dy of the row take the
+// registers; blocks of 512 and 1024 at 64 registers, two and one an SM, as the library's
+// softmax backward of these rows; R > 1 spilled 216-356 bytes so, and takes one block an SM
+// of up to 128 registers a thread at 512). R == 1: each pack's dweight terms go out as reductions as soon as they are
+// made; R > 1: they are summed in the block's shared memory (thread-owned columns, no
+// barrier) and go out after the last row.
+template <int B, int C, int R, int M>
+__global__ void __launch_bounds__(B, R > 1 ? 1 : B == 256 ? 2 : 1024 / B) rms_bwd_rows(const RowArgs a) {
+    static_assert(B * C * 8 == kWidth, "one row is B x C packs");
+    __shared__ float slots[2][B / 32];
+    extern __shared__ float4 acc[];  // [C * B][2]: R > 1 only
+    constexpr bool kSumInShared = R > 1 && M != kNoDweight;
+    const int64_t prow = M == kOwnPartial ? int64_t(blockIdx.x) : int64_t(blockIdx.x % unsigned(a.parts ? a.parts : 1));
+    float4* part = reinterpret_cast<float4*>(a.partial + prow * kWidth);
+    auto emit = [&](int q, float4 v) {  // q: the float4 of the row
+        if constexpr (M == kOwnPartial)
+            part[q] = v;
+        else
+            atomicAdd(part + q, v);  // no result used: a RED
+    };
+    if constexpr (M == kReducesOnly) {
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const float f = 1.0f / float(1 + threadIdx.x + c + h);
+                emit((threadIdx.x + c * B) * 2 + h, make_float4(f, f, f, f));
+            }
+        return;
+    }
+    const int64_t row0 = int64_t(blockIdx.x) * R;
+    for (int r = 0; r < R; ++r) {
+        const int64_t row = row0 + r;
+        if (row >= a.rows) break;
+        const uint4* xr = a.x + row * (kWidth / 8);
+        const uint4* gr = a.dy + row * (kWidth / 8);
+        uint4 xv[C], gv[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            xv[c] = xr[threadIdx.x + c * B];
+            gv[c] = gr[threadIdx.x + c * B];
+        }
+        const float rs = a.rstd[row];
+        float dot = 0.0f;
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            float xf[8], gf[8], wf[8];
+            unpack(xv[c], xf);
+            unpack(gv[c], gf);
+            unpack(__ldg(a.w + threadIdx.x + c * B), wf);
+#pragma unroll
+            for (int i = 0; i < 8; ++i) dot += wf[i] * gf[i] * xf[i];
+        }
+        dot = block_sum<B>(dot, slots, r & 1);
+        // Raw across the barrier, unpacked again below (the library's softmax backward
+        // does the same: otherwise the compiler holds the floats).
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            opk::refresh_pack(xv[c]);
+            opk::refresh_pack(gv[c]);
+        }
+        const float k = rs * rs * rs * dot * (1.0f / kWidth);
+        uint4* dxr = a.dx + row * (kWidth / 8);
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            float xf[8], gf[8], wf[8], o[8];
+            unpack(xv[c], xf);
+            unpack(gv[c], gf);
+            unpack(__ldg(a.w + threadIdx.x + c * B), wf);
+#pragma unroll
+            for (int i = 0; i < 8; ++i) o[i] = rs * wf[i] * gf[i] - xf[i] * k;
+            dxr[threadIdx.x + c * B] = make_uint4(pack2(o[0], o[1]), pack2(o[2], o[3]), pack2(o[4], o[5]),
+                                                  pack2(o[6], o[7]));
+            if constexpr (M == kNoDweight) continue;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int q = (threadIdx.x + c * B) * 2 + h;
+                float4 d = make_float4(gf[4 * h] * xf[4 * h] * rs, gf[4 * h + 1] * xf[4 * h + 1] * rs,
+                                       gf[4 * h + 2] * xf[4 * h + 2] * rs, gf[4 * h + 3] * xf[4 * h + 3] * rs);
+                if constexpr (kSumInShared) {
+                    if (r) {
+                        const float4 s = acc[q];
+                        d.x += s.x;
+                        d.y += s.y;
+                        d.z += s.z;
+                        d.w += s.w;
+                    }
+                    acc[q] = d;
+                } else {
+                    emit(q, d);
+                }
+            }
+        }
+    }
+    if constexpr (kSumInShared) {
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int q = (threadIdx.x + c * B) * 2 + h;
+                emit(q, acc[q]);
+            }
+    }
+}
+
+// The library's quad column sum (norms.cu column_sum<T, 4>) plus the partials set back to
+// zero behind the reads (Zero), for the next call's reductions.
+constexpr int kSumColumns = 32, kSumThreads = 512;
+template <bool Zero>
+__global__ void __launch_bounds__(kSumThreads) column_sum(const float* partial_c, int64_t groups, opk_bf16* out) {
+    constexpr int S = kSumThreads / kSumColumns;
+    __shared__ float4 part[S][kSumColumns];
+    float* partial = const_cast<float*>(partial_c);
+    const int col = int(threadIdx.x) % kSumColumns, slice = int(threadIdx.x) / kSumColumns;
+    const int64_t j = (int64_t(blockIdx.x) * kSumColumns + col) * 4;
+    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (int64_t g = slice; g < groups; g += S) {
+        float4* q = reinterpret_cast<float4*>(partial + g * kWidth + j);
+        const float4 v = *q;
+        if (Zero) *q = make_float4(0.f, 0.f, 0.f, 0.f);
+        s.x += v.x;
+        s.y += v.y;
+        s.z += v.z;
+        s.w += v.w;
+    }
+    part[slice][col] = s;
+    __syncthreads();
+    if (slice == 0) {
+        float4 t = make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int k = 0; k < S; ++k) {
+            t.x += part[k][col].x;
+            t.y += part[k][col].y;
+            t.z += part[k][col].z;
+            t.w += part[k][col].w;
+        }
+        out[j] = __float2bfloat16_rn(t.x);
+        out[j + 1] = __float2bfloat16_rn(t.y);
+        out[j + 2] = __float2bfloat16_rn(t.z);
+        out[j + 3] = __float2bfloat16_rn(t.w);
+    }
+}
+
+RowArgs row_args(const Shape& s, int parts) {
+    RowArgs a{};
+    a.x = static_cast<const uint4*>(s.b.x);
+    a.dy = static_cast<const uint4*>(s.b.dy);
+    a.w = static_cast<const uint4*>(s.b.w);
+    a.dx = static_cast<uint4*>(s.b.dx);
+    a.rstd = s.b.stats;
+    a.partial = s.b.partial;
+    a.parts = parts;
+    a.rows = s.rows;
+    return a;
+}
+
+// One line: mode M at B x C, R rows a block; parts: kReduce's partial rows.
+template <int B, int C, int R, int M>
+void run_rows(Shape& s, int parts = 0) {
+    auto k = rms_bwd_rows<B, C, R, M>;
+    const size_t smem = R > 1 && M != kNoDweight ? size_t(kWidth) * 4 : 0;
+    if (smem) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    cudaFuncAttributes attr{};
+    cudaFuncGetAttributes(&attr, k);
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, smem);
+    const int64_t grid = (s.rows + R - 1) / R;
+    const int64_t groups = M == kOwnPartial ? grid : parts;
+    if (size_t(groups) * kWidth * 4 > s.b.partial_bytes) {
+        std::printf("partial buffer too small for %lld groups\n", (long long)groups);
+        return;
+    }
+    cudaMemset(s.b.partial, 0, size_t(groups) * kWidth * 4);  // once: the column sum zeroes behind itself
+    cudaMemset(s.b.dx, 0, size_t(s.rows) * kWidth * 2);
+    const RowArgs a = row_args(s, parts);
+    const unsigned col_grid = kWidth / (4 * kSumColumns);
+    const float ms = median_ms([&] {
+        k<<<unsigned(grid), B, smem>>>(a);
+        if (M != kNoDweight)
+            column_sum<M != kOwnPartial><<<col_grid, kSumThreads>>>(s.b.partial, groups, static_cast<opk_bf16*>(s.b.dw));
+    });
+    static const char* names[] = {"no dweight", "red", "own partial", "reds only"};
+    char tag[96];
+    std::snprintf(tag, sizeof tag, "rows B%d C%d R%d %s P%lld %dreg%s %dblk/SM", B, C, R, names[M], (long long)groups,
+                  attr.numRegs, attr.localSizeBytes ? " SPILL" : "", per_sm);
+    print_line<opk_bf16>(s, tag, ms, M != kReducesOnly);
+}
+
+// The library's kernel for this shape, launched as its host does (stash_backward_plan):
+// a block an SM, two ring slots of x and dy plus the fp32 dweight sums after them.
+void run_library(Shape& s) {
+    auto k = opk_rms_bwd_stash_bf16_s2_exact;
+    constexpr int S = opk::kNormStashSlots;
+    const size_t smem = size_t(S) * 2 * kWidth * 2 + size_t(kWidth) * 4;
+    cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, opk::kNormStashConfigs[2].threads, smem);
+    const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
+    const float ms = time_call(s, k, grid, opk::kNormStashConfigs[2].threads, smem, false, S);
+    char tag[96];
+    std::snprintf(tag, sizeof tag, "stash (library) %dblk/SM", per_sm);
+    print_line<opk_bf16>(s, tag, ms, true);
+}
+
+void sweep(int op, Shape& s) {
+    if (op != kRms || s.n != kWidth) return;
+    for (int round = 0; round < 2; ++round) {
+        run_library(s);
+        run_rows<256, 8, 1, kNoDweight>(s);
+        run_rows<512, 4, 1, kNoDweight>(s);
+        run_rows<1024, 2, 1, kNoDweight>(s);
+        for (int parts : {66, 132, 264, 528}) run_rows<256, 8, 1, kReduce>(s, parts);
+        for (int parts : {132, 264}) run_rows<512, 4, 1, kReduce>(s, parts);
+        for (int parts : {132, 264}) run_rows<256, 8, 1, kReducesOnly>(s, parts);
+        for (int parts : {132, 264}) {
+            run_rows<512, 4, 2, kReduce>(s, parts);
+            run_rows<512, 4, 4, kReduce>(s, parts);
+        }
+        run_rows<512, 4, 8, kOwnPartial>(s);
+        run_rows<512, 4, 16, kOwnPartial>(s);
+        run_rows<512, 4, 32, kOwnPartial>(s);
+    }
+}
+
+}  // namespace red
+
+int main() {
+    return experiment_main([](const Buffers& b, int64_t elems) { all_shapes<opk_bf16>(b, elems, true, red::sweep); });
+}
