@@ -83,9 +83,9 @@ __device__ __forceinline__ float block_sum(float v, float (*slots)[B / 32], int 
 // B threads of C packs (8 bf16 each) cover a row: thread t's packs are t, t + B, ...
 // (coalesced). The weight is read again from L1 at each use (x and dy of the row take the
 // registers; blocks of 512 and 1024 at 64 registers, two and one an SM, as the library's
-// softmax backward of these rows; R > 1 spilled 216-356 bytes so, and takes one block an SM
-// of up to 128 registers a thread at 512). R == 1: each pack's dweight terms go out as reductions as soon as they are
-// made; R > 1: they are summed in the block's shared memory (thread-owned columns, no
+// softmax backward of these rows; R > 1 spilled 216-468 bytes so, even with no dweight,
+// and asks for one block an SM instead). R == 1: each pack's dweight terms go out as
+// reductions as soon as they are made; R > 1: they are summed in the block's shared memory (thread-owned columns, no
 // barrier) and go out after the last row.
 template <int B, int C, int R, int M>
 __global__ void __launch_bounds__(B, R > 1 ? 1 : B == 256 ? 2 : 1024 / B) rms_bwd_rows(const RowArgs a) {
@@ -112,6 +112,7 @@ __global__ void __launch_bounds__(B, R > 1 ? 1 : B == 256 ? 2 : 1024 / B) rms_bw
         return;
     }
     const int64_t row0 = int64_t(blockIdx.x) * R;
+#pragma unroll 1  // unrolled, R = 2 and 4 held two and four rows' packs and spilled
     for (int r = 0; r < R; ++r) {
         const int64_t row = row0 + r;
         if (row >= a.rows) break;
@@ -124,13 +125,17 @@ __global__ void __launch_bounds__(B, R > 1 ? 1 : B == 256 ? 2 : 1024 / B) rms_bw
             gv[c] = gr[threadIdx.x + c * B];
         }
         const float rs = a.rstd[row];
+        // The weight pointer laundered each row: its loads are loop-invariant, and hoisted
+        // out of the row loop they held the weight's packs (32-64 registers) and spilled.
+        const uint4* wrow = a.w;
+        asm volatile("" : "+l"(wrow));
         float dot = 0.0f;
 #pragma unroll
         for (int c = 0; c < C; ++c) {
             float xf[8], gf[8], wf[8];
             unpack(xv[c], xf);
             unpack(gv[c], gf);
-            unpack(__ldg(a.w + threadIdx.x + c * B), wf);
+            unpack(__ldg(wrow + threadIdx.x + c * B), wf);
 #pragma unroll
             for (int i = 0; i < 8; ++i) dot += wf[i] * gf[i] * xf[i];
         }
@@ -149,7 +154,7 @@ __global__ void __launch_bounds__(B, R > 1 ? 1 : B == 256 ? 2 : 1024 / B) rms_bw
             float xf[8], gf[8], wf[8], o[8];
             unpack(xv[c], xf);
             unpack(gv[c], gf);
-            unpack(__ldg(a.w + threadIdx.x + c * B), wf);
+            unpack(__ldg(wrow + threadIdx.x + c * B), wf);
 #pragma unroll
             for (int i = 0; i < 8; ++i) o[i] = rs * wf[i] * gf[i] - xf[i] * k;
             dxr[threadIdx.x + c * B] = make_uint4(pack2(o[0], o[1]), pack2(o[2], o[3]), pack2(o[4], o[5]),
@@ -284,10 +289,27 @@ void run_library(Shape& s) {
     print_line<opk_bf16>(s, tag, ms, true);
 }
 
+// The library's kernel with no dweight wanted (want_dweight 0: the ring and the row pass,
+// no column sums kept or summed): what its dweight costs it.
+void run_library_no_dweight(Shape& s) {
+    auto k = opk_rms_bwd_stash_bf16_s2_exact;
+    constexpr int S = opk::kNormStashSlots;
+    const size_t smem = size_t(S) * 2 * kWidth * 2 + size_t(kWidth) * 4;
+    cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, opk::kNormStashConfigs[2].threads, smem);
+    const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
+    NormArgs a = args(s, grid, false, S);
+    a.want_dweight = 0;
+    const float ms = median_ms([&] { k<<<unsigned(grid), opk::kNormStashConfigs[2].threads, smem>>>(a); });
+    print_line<opk_bf16>(s, "stash (library), no dweight", ms, false);
+}
+
 void sweep(int op, Shape& s) {
     if (op != kRms || s.n != kWidth) return;
     for (int round = 0; round < 2; ++round) {
         run_library(s);
+        run_library_no_dweight(s);
         run_rows<256, 8, 1, kNoDweight>(s);
         run_rows<512, 4, 1, kNoDweight>(s);
         run_rows<1024, 2, 1, kNoDweight>(s);
@@ -297,10 +319,15 @@ void sweep(int op, Shape& s) {
         for (int parts : {132, 264}) {
             run_rows<512, 4, 2, kReduce>(s, parts);
             run_rows<512, 4, 4, kReduce>(s, parts);
+            run_rows<256, 8, 4, kReduce>(s, parts);
+            run_rows<256, 8, 16, kReduce>(s, parts);
         }
         run_rows<512, 4, 8, kOwnPartial>(s);
         run_rows<512, 4, 16, kOwnPartial>(s);
         run_rows<512, 4, 32, kOwnPartial>(s);
+        run_rows<256, 8, 4, kOwnPartial>(s);
+        run_rows<256, 8, 16, kOwnPartial>(s);
+        run_rows<256, 8, 32, kOwnPartial>(s);
     }
 }
 
