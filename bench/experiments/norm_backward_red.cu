@@ -66,6 +66,15 @@ __device__ __forceinline__ unsigned pack2(float lo, float hi) {
     return *reinterpret_cast<const unsigned*>(&h);
 }
 
+// A 16-byte shared-memory load the compiler may not move: hoisted out of the row loop
+// as invariant, the weight's packs were held in registers and spilled.
+__device__ __forceinline__ uint4 lds128_here(const uint4* p) {
+    uint4 v;
+    const unsigned a = unsigned(__cvta_generic_to_shared(p));
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a));
+    return v;
+}
+
 // The block's sum of v, every thread gets it; slot alternates a row so that one barrier
 // a row is enough (a warp may not overwrite a slot another warp is still reading).
 template <int B>
@@ -191,6 +200,94 @@ __global__ void __launch_bounds__(B, R > 1 ? 1 : B == 256 ? 2 : 1024 / B) rms_bw
     }
 }
 
+// The persistent form of the B x C one-row kernel: a grid of the blocks that fit at once
+// (two an SM at 256 x 8), each taking rows blockIdx.x, + gridDim.x, ... with the same
+// per-row code. Sums: 0 none (is persistence itself slower than a block a row?), 1 the
+// dweight sums in the block's shared memory (thread-owned columns, a 16-byte load and
+// store a half pack a row, no barrier), written as the block's own partial row at the end.
+// The weight's packs sit in shared memory, each thread's own (no barrier): held in
+// registers or read from L1 in the loop (ptxas hoisted those loads out of it, as
+// invariant), the weight spilled the kernel 92-568 bytes.
+template <int B, int C, int Sums>
+__global__ void __launch_bounds__(B, B == 256 ? 2 : 1024 / B) rms_bwd_persistent(const RowArgs a) {
+    static_assert(B * C * 8 == kWidth, "one row is B x C packs");
+    __shared__ float slots[2][B / 32];
+    extern __shared__ uint4 dyn[];  // the weight's C * B packs, then acc
+    uint4* wsh = dyn;
+    float4* acc = reinterpret_cast<float4*>(dyn + C * B);  // [C * B][2]: Sums only
+#pragma unroll
+    for (int c = 0; c < C; ++c) wsh[threadIdx.x + c * B] = a.w[threadIdx.x + c * B];
+    // Without a barrier here nvcc kept the stored packs in registers for the whole loop
+    // (nothing else writes them), which is the spill the shared copy is meant to avoid.
+    __syncthreads();
+    if constexpr (Sums) {
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) acc[(threadIdx.x + c * B) * 2 + h] = make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+    int parity = 0;
+    for (int64_t row = blockIdx.x; row < a.rows; row += gridDim.x, parity ^= 1) {
+        const uint4* xr = a.x + row * (kWidth / 8);
+        const uint4* gr = a.dy + row * (kWidth / 8);
+        uint4 xv[C], gv[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            xv[c] = xr[threadIdx.x + c * B];
+            gv[c] = gr[threadIdx.x + c * B];
+        }
+        const float rs = a.rstd[row];
+        float dot = 0.0f;
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            float xf[8], gf[8], wf[8];
+            unpack(xv[c], xf);
+            unpack(gv[c], gf);
+            unpack(lds128_here(wsh + threadIdx.x + c * B), wf);
+#pragma unroll
+            for (int i = 0; i < 8; ++i) dot += wf[i] * gf[i] * xf[i];
+        }
+        dot = block_sum<B>(dot, slots, parity);
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            opk::refresh_pack(xv[c]);
+            opk::refresh_pack(gv[c]);
+        }
+        const float k = rs * rs * rs * dot * (1.0f / kWidth);
+        uint4* dxr = a.dx + row * (kWidth / 8);
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            float xf[8], gf[8], wf[8], o[8];
+            unpack(xv[c], xf);
+            unpack(gv[c], gf);
+            unpack(lds128_here(wsh + threadIdx.x + c * B), wf);
+#pragma unroll
+            for (int i = 0; i < 8; ++i) o[i] = rs * wf[i] * gf[i] - xf[i] * k;
+            dxr[threadIdx.x + c * B] = make_uint4(pack2(o[0], o[1]), pack2(o[2], o[3]), pack2(o[4], o[5]),
+                                                  pack2(o[6], o[7]));
+            if constexpr (Sums) {
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    float4& s = acc[(threadIdx.x + c * B) * 2 + h];
+                    float4 v = s;
+                    v.x += gf[4 * h] * xf[4 * h] * rs;
+                    v.y += gf[4 * h + 1] * xf[4 * h + 1] * rs;
+                    v.z += gf[4 * h + 2] * xf[4 * h + 2] * rs;
+                    v.w += gf[4 * h + 3] * xf[4 * h + 3] * rs;
+                    s = v;
+                }
+            }
+        }
+    }
+    if constexpr (Sums) {
+        float4* part = reinterpret_cast<float4*>(a.partial + int64_t(blockIdx.x) * kWidth);
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) part[(threadIdx.x + c * B) * 2 + h] = acc[(threadIdx.x + c * B) * 2 + h];
+    }
+}
+
 // The library's quad column sum (norms.cu column_sum<T, 4>) plus the partials set back to
 // zero behind the reads (Zero), for the next call's reductions.
 constexpr int kSumColumns = 32, kSumThreads = 512;
@@ -273,6 +370,30 @@ void run_rows(Shape& s, int parts = 0) {
     print_line<opk_bf16>(s, tag, ms, M != kReducesOnly);
 }
 
+// One line of rms_bwd_persistent: the grid is the blocks that fit at once (occupancy).
+template <int B, int C, int Sums>
+void run_persistent(Shape& s) {
+    auto k = rms_bwd_persistent<B, C, Sums>;
+    const size_t smem = size_t(kWidth) * 2 + (Sums ? size_t(kWidth) * 4 : 0);
+    cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    cudaFuncAttributes attr{};
+    cudaFuncGetAttributes(&attr, k);
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, smem);
+    const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
+    cudaMemset(s.b.dx, 0, size_t(s.rows) * kWidth * 2);
+    const RowArgs a = row_args(s, 0);
+    const unsigned col_grid = kWidth / (4 * kSumColumns);
+    const float ms = median_ms([&] {
+        k<<<unsigned(grid), B, smem>>>(a);
+        if (Sums) column_sum<false><<<col_grid, kSumThreads>>>(s.b.partial, grid, static_cast<opk_bf16*>(s.b.dw));
+    });
+    char tag[96];
+    std::snprintf(tag, sizeof tag, "persistent B%d C%d %s %dreg%s %dblk/SM", B, C, Sums ? "shared sums" : "no dweight",
+                  attr.numRegs, attr.localSizeBytes ? " SPILL" : "", per_sm);
+    print_line<opk_bf16>(s, tag, ms, Sums != 0);
+}
+
 // The library's kernel for this shape, launched as its host does (stash_backward_plan):
 // a block an SM, two ring slots of x and dy plus the fp32 dweight sums after them.
 void run_library(Shape& s) {
@@ -313,6 +434,10 @@ void sweep(int op, Shape& s) {
         run_rows<256, 8, 1, kNoDweight>(s);
         run_rows<512, 4, 1, kNoDweight>(s);
         run_rows<1024, 2, 1, kNoDweight>(s);
+        run_persistent<256, 8, 0>(s);
+        run_persistent<256, 8, 1>(s);
+        run_persistent<512, 4, 0>(s);
+        run_persistent<512, 4, 1>(s);
         for (int parts : {66, 132, 264, 528}) run_rows<256, 8, 1, kReduce>(s, parts);
         for (int parts : {132, 264}) run_rows<512, 4, 1, kReduce>(s, parts);
         for (int parts : {132, 264}) run_rows<256, 8, 1, kReducesOnly>(s, parts);
