@@ -35,11 +35,14 @@ constexpr int kMaxDims = 8;
 // is the same but for the offsets. It costs opk_rms_bwd_long_{f16,bf16} 8-16 more bytes of
 // stack and 12-21 more local accesses in their loops on sm_90 (the 2-byte rms_norm
 // backward of long and of exact rows from 4096 elements where no cluster kernel takes
-// them: on the H200 the stash kernels do, so no benchmark shape ran them; not measured,
-// the A/B against the old order with the cluster kernels off is prepared in
-// bench/results/2026-12-02-s44/device-calls/); the orders that kept those (stride[] before
-// nd and vec, or after them with size[] first) spilled 48 bytes in
-// opk_ln_bwd_stash_f16_s2_k2, an H200 path, instead.
+// them: before sm_90, and on the H200 with OPKIT_CUDA_CLUSTER_KERNELS=0). Measured there
+// against the old order (bench/experiments/rows-view-old-order.patch,
+// bench/results/2026-12-02-s45/r2, three rounds): bf16 rms_norm backward 2.5-3 % slower at
+// rows of 4096 and 8192 (0.3 % at 16384), but f16 rms_norm 0.3-0.6 % and bf16 layer_norm
+// at rows of 16384 1.8 % faster than under the old order: kernels that spill either way,
+// no order better on all of them. The orders that kept those (stride[] before nd and vec,
+// or after them with size[] first) spilled 48 bytes in opk_ln_bwd_stash_f16_s2_k2, an
+// H200 path, instead.
 struct RowsView {
     void* data;                // element 0 of row 0 (byte_offset applied)
     int32_t nd;
