@@ -56,6 +56,14 @@ round's time is kept (<impl>_rounds_ms), and bench/perf_table.py prints the per-
 ratios' range beside each worst shape, so that a gap of a percent can be told from the
 spread between rounds.
 
+Every case also times a device-to-device copy of its own byte count (half read, half
+written, timed the same way and in the same rounds: the "copy" implementation, which
+--impls can leave out). The copy-bandwidth target is against the 1 GiB copy
+(driver_copy_GBps), where the events' fixed cost of a few microseconds is lost; a case that
+moves 128 MB (the embedding forward) pays it on 0.03 ms. frac_same_size_copy, the copy's
+time over opkit's, says how much of a copy-bandwidth miss a copy of the same bytes would
+miss too (bench/perf_table.py prints it beside the worst shape).
+
 --ops and --shapes keep only the cases whose op name / shape string contains one of the
 comma-separated substrings. With --out the JSON file is rewritten after every case, so a
 run cut short keeps what it measured.
@@ -115,6 +123,15 @@ def copy_bandwidth(reps):
     dst = torch.empty_like(src)
     ms = timed(lambda: dst.copy_(src), reps)
     return 2 * src.numel() * 4 / ms / 1e6
+
+
+def same_size_copy(nbytes):
+    """A device-to-device copy that moves nbytes (nbytes / 2 read, as many written), as a
+    callable to time beside a case's implementations; its buffers live as long as it."""
+    half = max(1, int(nbytes) // 2)
+    src = torch.empty(half, dtype=torch.uint8, device="cuda").random_(0, 255)
+    dst = torch.empty_like(src)
+    return lambda: dst.copy_(src)
 
 
 class Case:
@@ -682,8 +699,9 @@ def main():
     p.add_argument("--calls", type=int, default=20000, help="--overhead calls per batch")
     p.add_argument("--batches", type=int, default=7, help="--overhead batches (median)")
     p.add_argument("--queued", type=int, default=256, help="--overhead calls queued behind the spin kernel")
-    p.add_argument("--impls", default="opkit,eager,compile,liger",
-                   help="comma list of the implementations to time (e.g. opkit alone, to compare two opkit builds)")
+    p.add_argument("--impls", default="opkit,eager,compile,liger,copy",
+                   help="comma list of the implementations to time (e.g. opkit alone, to compare two opkit builds; "
+                        "copy: a device copy of the case's bytes)")
     p.add_argument("--out", default=None)
     args = p.parse_args()
     if args.rounds < 1:
@@ -731,8 +749,11 @@ def main():
             for c in cases:
                 r = {"op": c.name, "shape": c.shape, "dtype": name}
                 active = {impl: fn for impl, fn in c.fns.items() if fn is not None and impl in impls}
+                if "copy" in impls and c.bytes and "opkit" in active:
+                    active["copy"] = same_size_copy(c.bytes)
                 measured = time_in_rounds(active, args.rounds, lambda fn: timed(fn, args.reps))
-                for impl in c.fns:
+                active.clear()  # the copy's buffers go before the next case allocates its own
+                for impl in list(c.fns) + ["copy"]:
                     m = measured.get(impl)
                     r[impl + "_ms"] = m["ms"] if m else None
                     if m and m["error"]:  # a baseline that cannot run is reported, not fatal
@@ -749,13 +770,15 @@ def main():
                     r["vs_eager"] = r["eager_ms"] / ms if r["eager_ms"] else None
                     r["vs_compile"] = r["compile_ms"] / ms if r["compile_ms"] else None
                     r["vs_liger"] = r["liger_ms"] / ms if r.get("liger_ms") else None
+                    r["frac_same_size_copy"] = r["copy_ms"] / ms if r.get("copy_ms") else None
                 rows.append(r)
                 save()
                 fmt = lambda v: f"{v:8.3f}" if isinstance(v, float) else f"{'-':>8}"
                 extra = f" {r.get('opkit_TFLOPs', 0):6.1f} TFLOP/s" if c.flops and ms else ""
                 print(f"{c.name:34s} {c.shape:22s} {name:4s} opkit {fmt(ms)} eager {fmt(r['eager_ms'])} "
                       f"compile {fmt(r['compile_ms'])} liger {fmt(r.get('liger_ms'))} ms | "
-                      f"{fmt(r.get('opkit_GBps'))} GB/s {fmt(r.get('frac_copy_bw'))} of copy | "
+                      f"{fmt(r.get('opkit_GBps'))} GB/s {fmt(r.get('frac_copy_bw'))} of copy "
+                      f"{fmt(r.get('frac_same_size_copy'))} of same-size copy | "
                       f"x{fmt(r.get('vs_eager'))} eager x{fmt(r.get('vs_compile'))} compile "
                       f"x{fmt(r.get('vs_liger'))} liger{extra}", flush=True)
                 if args.rounds > 1:

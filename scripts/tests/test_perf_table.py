@@ -124,6 +124,19 @@ def test_a_training_step_s_rounds_are_summed_round_by_round():
     assert abs(lo - 0.5) < 1e-12 and abs(hi - 2.0) < 1e-12, rng  # 2/4 and 4/2
 
 
+def test_a_copy_bandwidth_miss_says_what_a_same_size_copy_reached():
+    # rms_norm's backward misses 0.90 at A (0.80); a copy of its bytes took 0.9 of its time
+    bwd = dict(row("rms_norm_backward", "A", 1.0, frac=0.80), copy_ms=0.9)
+    fwd = dict(row("rms_norm_forward", "A", 1.0, frac=0.95), copy_ms=0.5)
+    text = perf_table.summary(doc([fwd, bwd]))
+    assert "| rms_norm_backward | bf16 | **0.80** (target 0.9) at A; 0.90 of a same-size copy |" in text, text
+    assert "| rms_norm_forward | bf16 | 0.95 at A |" in text, text  # met: no note
+    # the training step's copy is its parts' copies summed: 1.4 / 2.0
+    fracs = perf_table.same_size_copy_fractions(doc([fwd, bwd]))
+    assert abs(fracs[("rms_norm (fwd+bwd)", "bf16", "A")] - 0.7) < 1e-12, fracs
+    assert "same-size" not in perf_table.summary(doc([row("rms_norm_backward", "A", 1.0, frac=0.80)]))
+
+
 def test_a_run_without_rounds_prints_no_ranges():
     text = perf_table.summary(doc([row("rope_forward", "A", 1.0, compile_ms=0.9, frac=0.95)]))
     assert "rounds" not in text, text
