@@ -22,6 +22,9 @@
 //                        a library would zero its scratch once when it allocates it)
 //   rows R, own partial  R rows a block, a partial row of its own (plain stores), no
 //                        zeroing: the persistent grid's bookkeeping at rows / R groups
+//   persistent           the one-row register kernel looping over rows (a grid of the
+//                        blocks that fit), dweight sums in shared memory or none; "row
+//                        called": its row a __noinline__ function, which removes the spill
 //   reds only            the reductions of "rows 1, red P" with no row traffic: what the
 //                        L2's reduction units alone take
 //
@@ -29,11 +32,14 @@
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o norm_backward_red \
 //        bench/experiments/norm_backward_red.cu 2> ptxas.txt
-//   ./norm_backward_red        # on the GPU machine
+//   ./norm_backward_red        # on the GPU machine (RED_LINES=all: every line)
 #include "../../vendors/gpu/norms.cu"
 #include "norm_backward_harness.cuh"
 
 #include <cuda_bf16.h>
+
+#include <cstdlib>
+#include <cstring>
 
 namespace red {
 
@@ -208,7 +214,81 @@ __global__ void __launch_bounds__(B, R > 1 ? 1 : B == 256 ? 2 : 1024 / B) rms_bw
 // The weight's packs sit in shared memory, each thread's own (no barrier): held in
 // registers or read from L1 in the loop (ptxas hoisted those loads out of it, as
 // invariant), the weight spilled the kernel 92-568 bytes.
+// Call: the row's code a function of its own (__noinline__), called once a row. Inlined
+// into the row loop, the one-row body that fits 128 registers with no spill as a kernel of
+// its own spilled 76-120 bytes (every variant tried on 2026-12-02: 32-bit row offsets, no
+// refresh, the weight from L1 or a laundered shared pointer); called, it takes 110-112
+// registers and spills nothing (the kernel's 64-byte stack frame is RowArgs, whose
+// address the call takes), so persistence is measured without the spill.
+struct PersistentRow {
+    const uint4* x;
+    const uint4* dy;
+    uint4* dx;
+    const float* rstd;
+};
+
 template <int B, int C, int Sums>
+__device__ __forceinline__ void persistent_row(const PersistentRow& a, unsigned row, int parity, const uint4* wsh,
+                                               float4* acc, float (*slots)[B / 32]) {
+    const uint4* xr = a.x + size_t(row) * (kWidth / 8);
+    const uint4* gr = a.dy + size_t(row) * (kWidth / 8);
+    uint4 xv[C], gv[C];
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        xv[c] = xr[threadIdx.x + c * B];
+        gv[c] = gr[threadIdx.x + c * B];
+    }
+    const float rs = a.rstd[row];
+    float dot = 0.0f;
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        float xf[8], gf[8], wf[8];
+        unpack(xv[c], xf);
+        unpack(gv[c], gf);
+        unpack(lds128_here(wsh + threadIdx.x + c * B), wf);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) dot += wf[i] * gf[i] * xf[i];
+    }
+    dot = block_sum<B>(dot, slots, parity);
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        opk::refresh_pack(xv[c]);
+        opk::refresh_pack(gv[c]);
+    }
+    const float k = rs * rs * rs * dot * (1.0f / kWidth);
+    uint4* dxr = a.dx + size_t(row) * (kWidth / 8);
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        float xf[8], gf[8], wf[8], o[8];
+        unpack(xv[c], xf);
+        unpack(gv[c], gf);
+        unpack(lds128_here(wsh + threadIdx.x + c * B), wf);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) o[i] = rs * wf[i] * gf[i] - xf[i] * k;
+        dxr[threadIdx.x + c * B] =
+            make_uint4(pack2(o[0], o[1]), pack2(o[2], o[3]), pack2(o[4], o[5]), pack2(o[6], o[7]));
+        if constexpr (Sums) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                float4& s = acc[(threadIdx.x + c * B) * 2 + h];
+                float4 v = s;
+                v.x += gf[4 * h] * xf[4 * h] * rs;
+                v.y += gf[4 * h + 1] * xf[4 * h + 1] * rs;
+                v.z += gf[4 * h + 2] * xf[4 * h + 2] * rs;
+                v.w += gf[4 * h + 3] * xf[4 * h + 3] * rs;
+                s = v;
+            }
+        }
+    }
+}
+
+template <int B, int C, int Sums>
+__device__ __noinline__ void persistent_row_call(const PersistentRow& a, unsigned row, int parity, const uint4* wsh,
+                                                 float4* acc, float (*slots)[B / 32]) {
+    persistent_row<B, C, Sums>(a, row, parity, wsh, acc, slots);
+}
+
+template <int B, int C, int Sums, bool Call>
 __global__ void __launch_bounds__(B, B == 256 ? 2 : 1024 / B) rms_bwd_persistent(const RowArgs a) {
     static_assert(B * C * 8 == kWidth, "one row is B x C packs");
     __shared__ float slots[2][B / 32];
@@ -226,58 +306,13 @@ __global__ void __launch_bounds__(B, B == 256 ? 2 : 1024 / B) rms_bwd_persistent
 #pragma unroll
             for (int h = 0; h < 2; ++h) acc[(threadIdx.x + c * B) * 2 + h] = make_float4(0.f, 0.f, 0.f, 0.f);
     }
+    const PersistentRow r{a.x, a.dy, a.dx, a.rstd};
     int parity = 0;
-    for (int64_t row = blockIdx.x; row < a.rows; row += gridDim.x, parity ^= 1) {
-        const uint4* xr = a.x + row * (kWidth / 8);
-        const uint4* gr = a.dy + row * (kWidth / 8);
-        uint4 xv[C], gv[C];
-#pragma unroll
-        for (int c = 0; c < C; ++c) {
-            xv[c] = xr[threadIdx.x + c * B];
-            gv[c] = gr[threadIdx.x + c * B];
-        }
-        const float rs = a.rstd[row];
-        float dot = 0.0f;
-#pragma unroll
-        for (int c = 0; c < C; ++c) {
-            float xf[8], gf[8], wf[8];
-            unpack(xv[c], xf);
-            unpack(gv[c], gf);
-            unpack(lds128_here(wsh + threadIdx.x + c * B), wf);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) dot += wf[i] * gf[i] * xf[i];
-        }
-        dot = block_sum<B>(dot, slots, parity);
-#pragma unroll
-        for (int c = 0; c < C; ++c) {
-            opk::refresh_pack(xv[c]);
-            opk::refresh_pack(gv[c]);
-        }
-        const float k = rs * rs * rs * dot * (1.0f / kWidth);
-        uint4* dxr = a.dx + row * (kWidth / 8);
-#pragma unroll
-        for (int c = 0; c < C; ++c) {
-            float xf[8], gf[8], wf[8], o[8];
-            unpack(xv[c], xf);
-            unpack(gv[c], gf);
-            unpack(lds128_here(wsh + threadIdx.x + c * B), wf);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) o[i] = rs * wf[i] * gf[i] - xf[i] * k;
-            dxr[threadIdx.x + c * B] = make_uint4(pack2(o[0], o[1]), pack2(o[2], o[3]), pack2(o[4], o[5]),
-                                                  pack2(o[6], o[7]));
-            if constexpr (Sums) {
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    float4& s = acc[(threadIdx.x + c * B) * 2 + h];
-                    float4 v = s;
-                    v.x += gf[4 * h] * xf[4 * h] * rs;
-                    v.y += gf[4 * h + 1] * xf[4 * h + 1] * rs;
-                    v.z += gf[4 * h + 2] * xf[4 * h + 2] * rs;
-                    v.w += gf[4 * h + 3] * xf[4 * h + 3] * rs;
-                    s = v;
-                }
-            }
-        }
+    for (unsigned row = blockIdx.x; row < unsigned(a.rows); row += gridDim.x, parity ^= 1) {
+        if constexpr (Call)
+            persistent_row_call<B, C, Sums>(r, row, parity, wsh, acc, slots);
+        else
+            persistent_row<B, C, Sums>(r, row, parity, wsh, acc, slots);
     }
     if constexpr (Sums) {
         float4* part = reinterpret_cast<float4*>(a.partial + int64_t(blockIdx.x) * kWidth);
@@ -371,9 +406,9 @@ void run_rows(Shape& s, int parts = 0) {
 }
 
 // One line of rms_bwd_persistent: the grid is the blocks that fit at once (occupancy).
-template <int B, int C, int Sums>
+template <int B, int C, int Sums, bool Call = false>
 void run_persistent(Shape& s) {
-    auto k = rms_bwd_persistent<B, C, Sums>;
+    auto k = rms_bwd_persistent<B, C, Sums, Call>;
     const size_t smem = size_t(kWidth) * 2 + (Sums ? size_t(kWidth) * 4 : 0);
     cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
     cudaFuncAttributes attr{};
@@ -389,8 +424,10 @@ void run_persistent(Shape& s) {
         if (Sums) column_sum<false><<<col_grid, kSumThreads>>>(s.b.partial, grid, static_cast<opk_bf16*>(s.b.dw));
     });
     char tag[96];
-    std::snprintf(tag, sizeof tag, "persistent B%d C%d %s %dreg%s %dblk/SM", B, C, Sums ? "shared sums" : "no dweight",
-                  attr.numRegs, attr.localSizeBytes ? " SPILL" : "", per_sm);
+    // Called, the kernel's local bytes are the call's arguments (ptxas: no spill), not a spill.
+    std::snprintf(tag, sizeof tag, "persistent%s B%d C%d %s %dreg%s %dblk/SM", Call ? " (row called)" : "", B, C,
+                  Sums ? "shared sums" : "no dweight", attr.numRegs,
+                  attr.localSizeBytes ? (Call ? " local" : " SPILL") : "", per_sm);
     print_line<opk_bf16>(s, tag, ms, Sums != 0);
 }
 
@@ -426,16 +463,23 @@ void run_library_no_dweight(Shape& s) {
     print_line<opk_bf16>(s, "stash (library), no dweight", ms, false);
 }
 
+// RED_LINES=all: every line of the forty-fifth session's calls; otherwise the question of
+// 2026-12-02's second look: persistence measured without the spill (the row called).
 void sweep(int op, Shape& s) {
     if (op != kRms || s.n != kWidth) return;
+    const char* lines = std::getenv("RED_LINES");
+    const bool all = lines && std::strcmp(lines, "all") == 0;
     for (int round = 0; round < 2; ++round) {
         run_library(s);
         run_library_no_dweight(s);
         run_rows<256, 8, 1, kNoDweight>(s);
-        run_rows<512, 4, 1, kNoDweight>(s);
-        run_rows<1024, 2, 1, kNoDweight>(s);
         run_persistent<256, 8, 0>(s);
         run_persistent<256, 8, 1>(s);
+        run_persistent<256, 8, 0, true>(s);
+        run_persistent<256, 8, 1, true>(s);
+        if (!all) continue;
+        run_rows<512, 4, 1, kNoDweight>(s);
+        run_rows<1024, 2, 1, kNoDweight>(s);
         run_persistent<512, 4, 0>(s);
         run_persistent<512, 4, 1>(s);
         for (int parts : {66, 132, 264, 528}) run_rows<256, 8, 1, kReduce>(s, parts);
