@@ -32,7 +32,8 @@
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -o norm_backward_red \
 //        bench/experiments/norm_backward_red.cu 2> ptxas.txt
-//   ./norm_backward_red        # on the GPU machine (RED_LINES=all: every line)
+//   ./norm_backward_red        # on the GPU machine (RED_LINES=all: every line;
+//                                 RED_LINES=tail: the grid's last round)
 #include "../../vendors/gpu/norms.cu"
 #include "norm_backward_harness.cuh"
 
@@ -463,12 +464,46 @@ void run_library_no_dweight(Shape& s) {
     print_line<opk_bf16>(s, "stash (library), no dweight", ms, false);
 }
 
+// The persistent grid's last round (RED_LINES=tail): the library's kernel and the block-a-row
+// kernel at row counts around whole rounds of the grid (132 blocks on the H200: 4092 rows
+// are 31 rows a block, 4096 rows leave 4 blocks a 32nd, 4224 are 32 each). If the last,
+// partly filled round costs a whole round, 4096 rows take about as long as 4224. dx and
+// dweight not checked (the reference is the 8192-row shape's).
+void tail_lines(const Shape& full) {
+    for (int64_t rows : {int64_t(3960), int64_t(4092), int64_t(4096), int64_t(4224), int64_t(7920), int64_t(8184),
+                         int64_t(8192)}) {
+        Shape s = full;
+        s.rows = rows;
+        s.bytes = 3.0 * double(rows) * double(s.n) * 2;
+        auto k = opk_rms_bwd_stash_bf16_s2_exact;
+        constexpr int S = opk::kNormStashSlots;
+        const size_t smem = size_t(S) * 2 * kWidth * 2 + size_t(kWidth) * 4;
+        cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+        int per_sm = 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, opk::kNormStashConfigs[2].threads, smem);
+        const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
+        const float ms = time_call(s, k, grid, opk::kNormStashConfigs[2].threads, smem, false, S);
+        char tag[96];
+        std::snprintf(tag, sizeof tag, "tail: stash (library), grid %lld", (long long)grid);
+        print_line<opk_bf16>(s, tag, ms, false);
+        auto r = rms_bwd_rows<256, 8, 1, kNoDweight>;
+        const RowArgs a = row_args(s, 0);
+        const float rms = median_ms([&] { r<<<unsigned(rows), 256>>>(a); });
+        print_line<opk_bf16>(s, "tail: rows B256 C8 R1 no dweight", rms, false);
+    }
+}
+
 // RED_LINES=all: every line of the forty-fifth session's calls; otherwise the question of
 // 2026-12-02's second look: persistence measured without the spill (the row called).
 void sweep(int op, Shape& s) {
     if (op != kRms || s.n != kWidth) return;
     const char* lines = std::getenv("RED_LINES");
     const bool all = lines && std::strcmp(lines, "all") == 0;
+    if (lines && std::strcmp(lines, "tail") == 0) {
+        tail_lines(s);
+        tail_lines(s);
+        return;
+    }
     for (int round = 0; round < 2; ++round) {
         run_library(s);
         run_library_no_dweight(s);
