@@ -215,6 +215,8 @@ __global__ void __launch_bounds__(B, R > 1 ? 1 : B == 256 ? 2 : 1024 / B) rms_bw
 // The weight's packs sit in shared memory, each thread's own (no barrier): held in
 // registers or read from L1 in the loop (ptxas hoisted those loads out of it, as
 // invariant), the weight spilled the kernel 92-568 bytes.
+// Its per-row code repeats rms_bwd_rows' on purpose: how the weight is read and where the
+// dweight terms go are what these kernels vary, and ptxas's spills followed those forms.
 // Call: the row's code a function of its own (__noinline__), called once a row. Inlined
 // into the row loop, the one-row body that fits 128 registers with no spill as a kernel of
 // its own spilled 76-120 bytes (every variant tried on 2026-12-02: 32-bit row offsets, no
@@ -432,35 +434,44 @@ void run_persistent(Shape& s) {
     print_line<opk_bf16>(s, tag, ms, Sums != 0);
 }
 
-// The library's kernel for this shape, launched as its host does (stash_backward_plan):
-// a block an SM, two ring slots of x and dy plus the fp32 dweight sums after them.
+// The library's kernel for this shape as its host launches it (stash_backward_plan): a
+// block an SM, two ring slots of x and dy plus the fp32 dweight sums after them.
+struct LibraryLaunch {
+    void (*kernel)(NormArgs);
+    int per_sm;
+    int64_t grid;
+    unsigned threads;
+    size_t smem;
+};
+
+LibraryLaunch library_launch(const Shape& s) {
+    LibraryLaunch l{opk_rms_bwd_stash_bf16_s2_exact, 0, 0, unsigned(opk::kNormStashConfigs[2].threads),
+                    size_t(opk::kNormStashSlots) * 2 * kWidth * 2 + size_t(kWidth) * 4};
+    cudaFuncSetAttribute(l.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(l.smem));
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&l.per_sm, l.kernel, int(l.threads), l.smem);
+    l.grid = std::min<int64_t>(s.rows, int64_t(sms) * l.per_sm);
+    return l;
+}
+
+float time_library(const Shape& s, const LibraryLaunch& l) {
+    return time_call(s, l.kernel, l.grid, l.threads, l.smem, false, opk::kNormStashSlots);
+}
+
 void run_library(Shape& s) {
-    auto k = opk_rms_bwd_stash_bf16_s2_exact;
-    constexpr int S = opk::kNormStashSlots;
-    const size_t smem = size_t(S) * 2 * kWidth * 2 + size_t(kWidth) * 4;
-    cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-    int per_sm = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, opk::kNormStashConfigs[2].threads, smem);
-    const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
-    const float ms = time_call(s, k, grid, opk::kNormStashConfigs[2].threads, smem, false, S);
+    const LibraryLaunch l = library_launch(s);
+    const float ms = time_library(s, l);
     char tag[96];
-    std::snprintf(tag, sizeof tag, "stash (library) %dblk/SM", per_sm);
+    std::snprintf(tag, sizeof tag, "stash (library) %dblk/SM", l.per_sm);
     print_line<opk_bf16>(s, tag, ms, true);
 }
 
 // The library's kernel with no dweight wanted (want_dweight 0: the ring and the row pass,
 // no column sums kept or summed): what its dweight costs it.
 void run_library_no_dweight(Shape& s) {
-    auto k = opk_rms_bwd_stash_bf16_s2_exact;
-    constexpr int S = opk::kNormStashSlots;
-    const size_t smem = size_t(S) * 2 * kWidth * 2 + size_t(kWidth) * 4;
-    cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-    int per_sm = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, opk::kNormStashConfigs[2].threads, smem);
-    const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
-    NormArgs a = args(s, grid, false, S);
+    const LibraryLaunch l = library_launch(s);
+    NormArgs a = args(s, l.grid, false, opk::kNormStashSlots);
     a.want_dweight = 0;
-    const float ms = median_ms([&] { k<<<unsigned(grid), opk::kNormStashConfigs[2].threads, smem>>>(a); });
+    const float ms = median_ms([&] { l.kernel<<<unsigned(l.grid), l.threads, l.smem>>>(a); });
     print_line<opk_bf16>(s, "stash (library), no dweight", ms, false);
 }
 
@@ -475,16 +486,10 @@ void tail_lines(const Shape& full) {
         Shape s = full;
         s.rows = rows;
         s.bytes = 3.0 * double(rows) * double(s.n) * 2;
-        auto k = opk_rms_bwd_stash_bf16_s2_exact;
-        constexpr int S = opk::kNormStashSlots;
-        const size_t smem = size_t(S) * 2 * kWidth * 2 + size_t(kWidth) * 4;
-        cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-        int per_sm = 0;
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, opk::kNormStashConfigs[2].threads, smem);
-        const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
-        const float ms = time_call(s, k, grid, opk::kNormStashConfigs[2].threads, smem, false, S);
+        const LibraryLaunch l = library_launch(s);
+        const float ms = time_library(s, l);
         char tag[96];
-        std::snprintf(tag, sizeof tag, "tail: stash (library), grid %lld", (long long)grid);
+        std::snprintf(tag, sizeof tag, "tail: stash (library), grid %lld", (long long)l.grid);
         print_line<opk_bf16>(s, tag, ms, false);
         auto r = rms_bwd_rows<256, 8, 1, kNoDweight>;
         const RowArgs a = row_args(s, 0);
