@@ -57,6 +57,10 @@ struct RowArgs {
     float* partial;
     int parts;  // kReduce: the partial rows the blocks share
     int64_t rows;
+    // rms_bwd_persistent<..., Dynamic>: the rows handed out by a counter that only grows;
+    // this launch's rows are base, base + 1, ... (each block also takes one past the last).
+    unsigned long long* counter;
+    unsigned long long base;
 };
 
 __device__ __forceinline__ void unpack(const uint4 v, float f[8]) {
@@ -291,8 +295,12 @@ __device__ __noinline__ void persistent_row_call(const PersistentRow& a, unsigne
     persistent_row<B, C, Sums>(a, row, parity, wsh, acc, slots);
 }
 
-template <int B, int C, int Sums, bool Call>
+// Dynamic (with Call): each block takes its next row from a.counter instead of striding by
+// the grid, thread 0 asking for it before the row's own barrier (inside the call), so a
+// block that runs ahead takes more rows, as blocks of a one-row grid do.
+template <int B, int C, int Sums, bool Call, bool Dynamic = false>
 __global__ void __launch_bounds__(B, B == 256 ? 2 : 1024 / B) rms_bwd_persistent(const RowArgs a) {
+    static_assert(!Dynamic || Call, "the dynamic rows are measured on the spill-free form");
     static_assert(B * C * 8 == kWidth, "one row is B x C packs");
     __shared__ float slots[2][B / 32];
     extern __shared__ uint4 dyn[];  // the weight's C * B packs, then acc
@@ -311,11 +319,24 @@ __global__ void __launch_bounds__(B, B == 256 ? 2 : 1024 / B) rms_bwd_persistent
     }
     const PersistentRow r{a.x, a.dy, a.dx, a.rstd};
     int parity = 0;
-    for (unsigned row = blockIdx.x; row < unsigned(a.rows); row += gridDim.x, parity ^= 1) {
-        if constexpr (Call)
+    if constexpr (Dynamic) {
+        // next[p]: the row the block takes after the one it is on. Thread 0 writes a slot one
+        // row after the others last read it, and a row's barrier lies between.
+        __shared__ unsigned next[2];
+        if (threadIdx.x == 0) next[0] = unsigned(atomicAdd(a.counter, 1ull) - a.base);
+        __syncthreads();
+        for (unsigned row = next[0]; row < unsigned(a.rows); row = next[parity]) {
+            if (threadIdx.x == 0) next[parity ^ 1] = unsigned(atomicAdd(a.counter, 1ull) - a.base);
             persistent_row_call<B, C, Sums>(r, row, parity, wsh, acc, slots);
-        else
-            persistent_row<B, C, Sums>(r, row, parity, wsh, acc, slots);
+            parity ^= 1;
+        }
+    } else {
+        for (unsigned row = blockIdx.x; row < unsigned(a.rows); row += gridDim.x, parity ^= 1) {
+            if constexpr (Call)
+                persistent_row_call<B, C, Sums>(r, row, parity, wsh, acc, slots);
+            else
+                persistent_row<B, C, Sums>(r, row, parity, wsh, acc, slots);
+        }
     }
     if constexpr (Sums) {
         float4* part = reinterpret_cast<float4*>(a.partial + int64_t(blockIdx.x) * kWidth);
@@ -409,9 +430,17 @@ void run_rows(Shape& s, int parts = 0) {
 }
 
 // One line of rms_bwd_persistent: the grid is the blocks that fit at once (occupancy).
-template <int B, int C, int Sums, bool Call = false>
+// Dynamic: the rows from a counter that is never reset (each launch's base is what the
+// launches before took: rows + grid each).
+template <int B, int C, int Sums, bool Call = false, bool Dynamic = false>
 void run_persistent(Shape& s) {
-    auto k = rms_bwd_persistent<B, C, Sums, Call>;
+    auto k = rms_bwd_persistent<B, C, Sums, Call, Dynamic>;
+    static unsigned long long* counter = nullptr;
+    static unsigned long long taken = 0;
+    if (Dynamic && !counter) {
+        cudaMalloc(&counter, sizeof *counter);
+        cudaMemset(counter, 0, sizeof *counter);
+    }
     const size_t smem = size_t(kWidth) * 2 + (Sums ? size_t(kWidth) * 4 : 0);
     cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
     cudaFuncAttributes attr{};
@@ -420,16 +449,19 @@ void run_persistent(Shape& s) {
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, smem);
     const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
     cudaMemset(s.b.dx, 0, size_t(s.rows) * kWidth * 2);
-    const RowArgs a = row_args(s, 0);
+    RowArgs a = row_args(s, 0);
+    a.counter = counter;
     const unsigned col_grid = kWidth / (4 * kSumColumns);
     const float ms = median_ms([&] {
+        a.base = taken;
+        if (Dynamic) taken += static_cast<unsigned long long>(s.rows + grid);
         k<<<unsigned(grid), B, smem>>>(a);
         if (Sums) column_sum<false><<<col_grid, kSumThreads>>>(s.b.partial, grid, static_cast<opk_bf16*>(s.b.dw));
     });
     char tag[96];
     // Called, the kernel's local bytes are the call's arguments (ptxas: no spill), not a spill.
-    std::snprintf(tag, sizeof tag, "persistent%s B%d C%d %s %dreg%s %dblk/SM", Call ? " (row called)" : "", B, C,
-                  Sums ? "shared sums" : "no dweight", attr.numRegs,
+    std::snprintf(tag, sizeof tag, "persistent%s%s B%d C%d %s %dreg%s %dblk/SM", Call ? " (row called)" : "",
+                  Dynamic ? " dynamic rows" : "", B, C, Sums ? "shared sums" : "no dweight", attr.numRegs,
                   attr.localSizeBytes ? (Call ? " local" : " SPILL") : "", per_sm);
     print_line<opk_bf16>(s, tag, ms, Sums != 0);
 }
@@ -517,6 +549,8 @@ void sweep(int op, Shape& s) {
         run_persistent<256, 8, 1>(s);
         run_persistent<256, 8, 0, true>(s);
         run_persistent<256, 8, 1, true>(s);
+        run_persistent<256, 8, 0, true, true>(s);
+        run_persistent<256, 8, 1, true, true>(s);
         if (!all) continue;
         run_rows<512, 4, 1, kNoDweight>(s);
         run_rows<1024, 2, 1, kNoDweight>(s);
