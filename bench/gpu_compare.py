@@ -56,13 +56,16 @@ round's time is kept (<impl>_rounds_ms), and bench/perf_table.py prints the per-
 ratios' range beside each worst shape, so that a gap of a percent can be told from the
 spread between rounds.
 
-Every case also times a device-to-device copy of its own byte count (half read, half
-written, timed the same way and in the same rounds: the "copy" implementation, which
---impls can leave out). The copy-bandwidth target is against the 1 GiB copy
-(driver_copy_GBps), where the events' fixed cost of a few microseconds is lost; a case that
-moves 128 MB (the embedding forward) pays it on 0.03 ms. frac_same_size_copy, the copy's
-time over opkit's, says how much of a copy-bandwidth miss a copy of the same bytes would
-miss too (bench/perf_table.py prints it beside the worst shape).
+Every memory-bound case (matmul is not) also times a device-to-device copy of its own byte
+count (half read, half written, timed the same way and in the same rounds: the "copy"
+implementation, which --impls can leave out). The copy-bandwidth target is against the
+1 GiB copy (driver_copy_GBps), where the events' fixed cost of a few microseconds is lost;
+a case that moves 128 MB (the embedding forward) pays it on 0.03 ms. frac_same_size_copy,
+the copy's time over opkit's, is opkit's speed as a fraction of a copy of the same bytes
+(1.0: as fast; bench/perf_table.py prints it beside the worst shape). The copy always reads
+as much as it writes, so a case that mostly reads (the cross-entropy loss, the norm
+backwards' two rows read for one written) is set against another mix of reads and writes:
+near 1.0 and above, the fraction does not compare like with like.
 
 --ops and --shapes keep only the cases whose op name / shape string contains one of the
 comma-separated substrings. With --out the JSON file is rewritten after every case, so a
@@ -749,10 +752,14 @@ def main():
             for c in cases:
                 r = {"op": c.name, "shape": c.shape, "dtype": name}
                 active = {impl: fn for impl, fn in c.fns.items() if fn is not None and impl in impls}
-                if "copy" in impls and c.bytes and "opkit" in active:
-                    active["copy"] = same_size_copy(c.bytes)
+                copy_error = None
+                if "copy" in impls and c.bytes and not c.flops and "opkit" in active:
+                    try:  # the copy's buffers (the case's bytes again) may not fit: reported, not fatal
+                        active["copy"] = same_size_copy(c.bytes)
+                    except RuntimeError as e:  # torch.cuda.OutOfMemoryError is one
+                        copy_error = f"{type(e).__name__}: {e}"
                 measured = time_in_rounds(active, args.rounds, lambda fn: timed(fn, args.reps))
-                active.clear()  # the copy's buffers go before the next case allocates its own
+                active.clear()  # drops the copy's buffers, so that the next case's copy can reuse the memory
                 for impl in list(c.fns) + ["copy"]:
                     m = measured.get(impl)
                     r[impl + "_ms"] = m["ms"] if m else None
@@ -760,6 +767,8 @@ def main():
                         r[impl + "_error"] = m["error"]
                     if m and args.rounds > 1 and m["rounds"]:
                         r[impl + "_rounds_ms"] = m["rounds"]
+                if copy_error:
+                    r["copy_error"] = copy_error
                 ms = r["opkit_ms"]
                 if ms:
                     if c.flops:

@@ -25,8 +25,9 @@
 //   persistent           the one-row register kernel looping over rows (a grid of the
 //                        blocks that fit), dweight sums in shared memory or none; "row
 //                        called": its row a __noinline__ function, which removes the spill
-//   reds only            the reductions of "rows 1, red P" with no row traffic: what the
-//                        L2's reduction units alone take
+//   reds only            the reductions of "rows 1, red P" with no row traffic, then the
+//                        column sum that zeroes the partials behind it (as every "red"
+//                        line's): about what the L2's reduction units alone take
 //
 // Not part of the build:
 //
@@ -223,10 +224,13 @@ __global__ void __launch_bounds__(B, R > 1 ? 1 : B == 256 ? 2 : 1024 / B) rms_bw
 // dweight terms go are what these kernels vary, and ptxas's spills followed those forms.
 // Call: the row's code a function of its own (__noinline__), called once a row. Inlined
 // into the row loop, the one-row body that fits 128 registers with no spill as a kernel of
-// its own spilled 76-120 bytes (every variant tried on 2026-12-02: 32-bit row offsets, no
-// refresh, the weight from L1 or a laundered shared pointer); called, it takes 110-112
-// registers and spills nothing (the kernel's 64-byte stack frame is RowArgs, whose
-// address the call takes), so persistence is measured without the spill.
+// its own spilled 72-568 bytes (every variant tried on 2026-12-02: 32-bit row offsets, no
+// refresh, the weight from L1 or a laundered shared pointer); called, it takes 108-115
+// registers and spills nothing (the kernel's 32-byte stack frame is PersistentRow, whose
+// address the call takes), so persistence is measured without the spill. One more
+// difference: through the call, x, dy, dx and rstd are read and written with generic
+// loads and stores (ld / st, not ld.global / st.global): the pointers reach the row's code
+// through memory.
 struct PersistentRow {
     const uint4* x;
     const uint4* dy;
@@ -517,7 +521,7 @@ void tail_lines(const Shape& full) {
                          int64_t(8192)}) {
         Shape s = full;
         s.rows = rows;
-        s.bytes = 3.0 * double(rows) * double(s.n) * 2;
+        s.bytes = 3.0 * double(rows) * double(s.n) * double(s.esize);
         const LibraryLaunch l = library_launch(s);
         const float ms = time_library(s, l);
         char tag[96];
@@ -530,15 +534,19 @@ void tail_lines(const Shape& full) {
     }
 }
 
-// RED_LINES=all: every line of the forty-fifth session's calls; otherwise the question of
-// 2026-12-02's second look: persistence measured without the spill (the row called).
+// RED_LINES unset: the questions of 2026-12-02's second look, persistence measured without
+// the spill (the row called) and with dynamic rows; all: every line of the forty-fifth
+// session's calls too; tail: tail_lines alone. Each set runs twice (two passes).
 void sweep(int op, Shape& s) {
     if (op != kRms || s.n != kWidth) return;
     const char* lines = std::getenv("RED_LINES");
     const bool all = lines && std::strcmp(lines, "all") == 0;
+    if (lines && !all && std::strcmp(lines, "tail") != 0) {
+        std::fprintf(stderr, "RED_LINES=%s: unset, all or tail\n", lines);
+        std::exit(2);
+    }
     if (lines && std::strcmp(lines, "tail") == 0) {
-        tail_lines(s);
-        tail_lines(s);
+        for (int pass = 0; pass < 2; ++pass) tail_lines(s);
         return;
     }
     for (int round = 0; round < 2; ++round) {

@@ -125,7 +125,8 @@ def test_a_training_step_s_rounds_are_summed_round_by_round():
 
 
 def test_a_copy_bandwidth_miss_says_what_a_same_size_copy_reached():
-    # rms_norm's backward misses 0.90 at A (0.80); a copy of its bytes took 0.9 of its time
+    # rms_norm's backward misses the 0.90 target with 0.80 at A; a copy of its bytes took 0.9
+    # of its time
     bwd = dict(row("rms_norm_backward", "A", 1.0, frac=0.80), copy_ms=0.9)
     fwd = dict(row("rms_norm_forward", "A", 1.0, frac=0.95), copy_ms=0.5)
     text = perf_table.summary(doc([fwd, bwd]))
@@ -135,6 +136,16 @@ def test_a_copy_bandwidth_miss_says_what_a_same_size_copy_reached():
     fracs = perf_table.same_size_copy_fractions(doc([fwd, bwd]))
     assert abs(fracs[("rms_norm (fwd+bwd)", "bf16", "A")] - 0.7) < 1e-12, fracs
     assert "same-size" not in perf_table.summary(doc([row("rms_norm_backward", "A", 1.0, frac=0.80)]))
+    # the training step misses too (its fraction of copy is its parts' bytes over their
+    # summed time): its line carries the step's own same-size fraction
+    step_line = next(l for l in text.splitlines() if l.startswith("| rms_norm (fwd+bwd) |"))
+    assert "0.70 of a same-size copy" in step_line, step_line
+    # a step with a part that timed no copy has no same-size fraction
+    no_copy = row("rms_norm_forward", "A", 1.0, frac=0.95)
+    assert ("rms_norm (fwd+bwd)", "bf16", "A") not in perf_table.same_size_copy_fractions(doc([no_copy, bwd]))
+    # matmul is not memory-bound: never a same-size fraction, even with a copy timed
+    mm = dict(row("matmul", "A", 1.0, frac=0.1), copy_ms=0.5)
+    assert ("matmul", "bf16", "A") not in perf_table.same_size_copy_fractions(doc([mm]))
 
 
 def test_a_run_without_rounds_prints_no_ranges():
