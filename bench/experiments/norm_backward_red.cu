@@ -351,6 +351,86 @@ __global__ void __launch_bounds__(B, B == 256 ? 2 : 1024 / B) rms_bwd_persistent
     }
 }
 
+// Dynamic rows with the dweight sums in registers: one block an SM (B x C at 128 registers a
+// thread for B = 512), each thread's C packs of sums held across its rows (32 floats at
+// 512 x 4), so that no row pays the shared-memory load and store of the sums (16 µs of
+// 205 in the called kernel's profile, 2026-12-02). Half the bytes in flight an SM of two
+// 256 x 8 blocks, and nothing in flight while the block reduces a row: what that costs is
+// the question. The row inlined (the sums cannot cross a call); ptxas's spills are printed.
+template <int B, int C, int Sums>
+__global__ void __launch_bounds__(B, 1) rms_bwd_register_sums(const RowArgs a) {
+    static_assert(B * C * 8 == kWidth, "one row is B x C packs");
+    __shared__ float slots[2][B / 32];
+    __shared__ unsigned next[2];
+    extern __shared__ uint4 dyn[];  // the weight's C * B packs
+    uint4* wsh = dyn;
+#pragma unroll
+    for (int c = 0; c < C; ++c) wsh[threadIdx.x + c * B] = a.w[threadIdx.x + c * B];
+    float acc[C][8];
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+#pragma unroll
+        for (int i = 0; i < 8; ++i) acc[c][i] = 0.0f;
+    if (threadIdx.x == 0) next[0] = unsigned(atomicAdd(a.counter, 1ull) - a.base);
+    __syncthreads();
+    int parity = 0;
+    for (unsigned row = next[0]; row < unsigned(a.rows); row = next[parity]) {
+        if (threadIdx.x == 0) next[parity ^ 1] = unsigned(atomicAdd(a.counter, 1ull) - a.base);
+        const uint4* xr = a.x + size_t(row) * (kWidth / 8);
+        const uint4* gr = a.dy + size_t(row) * (kWidth / 8);
+        uint4 xv[C], gv[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            xv[c] = xr[threadIdx.x + c * B];
+            gv[c] = gr[threadIdx.x + c * B];
+        }
+        const float rs = a.rstd[row];
+        float dot = 0.0f;
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            float xf[8], gf[8], wf[8];
+            unpack(xv[c], xf);
+            unpack(gv[c], gf);
+            unpack(lds128_here(wsh + threadIdx.x + c * B), wf);
+#pragma unroll
+            for (int i = 0; i < 8; ++i) dot += wf[i] * gf[i] * xf[i];
+        }
+        dot = block_sum<B>(dot, slots, parity);
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            opk::refresh_pack(xv[c]);
+            opk::refresh_pack(gv[c]);
+        }
+        const float k = rs * rs * rs * dot * (1.0f / kWidth);
+        uint4* dxr = a.dx + size_t(row) * (kWidth / 8);
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            float xf[8], gf[8], wf[8], o[8];
+            unpack(xv[c], xf);
+            unpack(gv[c], gf);
+            unpack(lds128_here(wsh + threadIdx.x + c * B), wf);
+#pragma unroll
+            for (int i = 0; i < 8; ++i) o[i] = rs * wf[i] * gf[i] - xf[i] * k;
+            dxr[threadIdx.x + c * B] =
+                make_uint4(pack2(o[0], o[1]), pack2(o[2], o[3]), pack2(o[4], o[5]), pack2(o[6], o[7]));
+            if constexpr (Sums) {
+#pragma unroll
+                for (int i = 0; i < 8; ++i) acc[c][i] += gf[i] * xf[i] * rs;
+            }
+        }
+        parity ^= 1;
+    }
+    if constexpr (Sums) {
+        float4* part = reinterpret_cast<float4*>(a.partial + int64_t(blockIdx.x) * kWidth);
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                part[(threadIdx.x + c * B) * 2 + h] =
+                    make_float4(acc[c][4 * h], acc[c][4 * h + 1], acc[c][4 * h + 2], acc[c][4 * h + 3]);
+    }
+}
+
 // The library's quad column sum (norms.cu column_sum<T, 4>) plus the partials set back to
 // zero behind the reads (Zero), for the next call's reductions.
 constexpr int kSumColumns = 32, kSumThreads = 512;
@@ -433,24 +513,24 @@ void run_rows(Shape& s, int parts = 0) {
     print_line<opk_bf16>(s, tag, ms, M != kReducesOnly);
 }
 
-// One line of rms_bwd_persistent: the grid is the blocks that fit at once (occupancy).
-// Dynamic: the rows from a counter that is never reset (each launch's base is what the
-// launches before took: rows + grid each).
-template <int B, int C, int Sums, bool Call = false, bool Dynamic = false>
-void run_persistent(Shape& s) {
-    auto k = rms_bwd_persistent<B, C, Sums, Call, Dynamic>;
+// One line of a kernel on a grid of the blocks that fit at once (occupancy), with its
+// column sums when it keeps dweight sums (partial row blockIdx.x). Dynamic: the rows from a
+// counter that is never reset (each launch's base is what the launches before took: rows +
+// grid each). local_is_spill: whether ptxas's local bytes are a spill (the called form's are
+// its call's arguments).
+void run_grid(Shape& s, void (*k)(RowArgs), int threads, size_t smem, bool sums, bool dynamic, const char* what,
+              bool local_is_spill = true) {
     static unsigned long long* counter = nullptr;
     static unsigned long long taken = 0;
-    if (Dynamic && !counter) {
+    if (dynamic && !counter) {
         cudaMalloc(&counter, sizeof *counter);
         cudaMemset(counter, 0, sizeof *counter);
     }
-    const size_t smem = size_t(kWidth) * 2 + (Sums ? size_t(kWidth) * 4 : 0);
     cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
     cudaFuncAttributes attr{};
     cudaFuncGetAttributes(&attr, k);
     int per_sm = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, smem);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem);
     const int64_t grid = std::min<int64_t>(s.rows, int64_t(sms) * per_sm);
     cudaMemset(s.b.dx, 0, size_t(s.rows) * kWidth * 2);
     RowArgs a = row_args(s, 0);
@@ -458,16 +538,32 @@ void run_persistent(Shape& s) {
     const unsigned col_grid = kWidth / (4 * kSumColumns);
     const float ms = median_ms([&] {
         a.base = taken;
-        if (Dynamic) taken += static_cast<unsigned long long>(s.rows + grid);
-        k<<<unsigned(grid), B, smem>>>(a);
-        if (Sums) column_sum<false><<<col_grid, kSumThreads>>>(s.b.partial, grid, static_cast<opk_bf16*>(s.b.dw));
+        if (dynamic) taken += static_cast<unsigned long long>(s.rows + grid);
+        k<<<unsigned(grid), threads, smem>>>(a);
+        if (sums) column_sum<false><<<col_grid, kSumThreads>>>(s.b.partial, grid, static_cast<opk_bf16*>(s.b.dw));
     });
-    char tag[96];
-    // Called, the kernel's local bytes are the call's arguments (ptxas: no spill), not a spill.
-    std::snprintf(tag, sizeof tag, "persistent%s%s B%d C%d %s %dreg%s %dblk/SM", Call ? " (row called)" : "",
-                  Dynamic ? " dynamic rows" : "", B, C, Sums ? "shared sums" : "no dweight", attr.numRegs,
-                  attr.localSizeBytes ? (Call ? " local" : " SPILL") : "", per_sm);
-    print_line<opk_bf16>(s, tag, ms, Sums != 0);
+    char tag[128];
+    std::snprintf(tag, sizeof tag, "%s %s %dreg%s %dblk/SM", what, sums ? "shared sums" : "no dweight", attr.numRegs,
+                  attr.localSizeBytes ? (local_is_spill ? " SPILL" : " local") : "", per_sm);
+    print_line<opk_bf16>(s, tag, ms, sums);
+}
+
+template <int B, int C, int Sums, bool Call = false, bool Dynamic = false>
+void run_persistent(Shape& s) {
+    char what[64];
+    std::snprintf(what, sizeof what, "persistent%s%s B%d C%d", Call ? " (row called)" : "",
+                  Dynamic ? " dynamic rows" : "", B, C);
+    run_grid(s, rms_bwd_persistent<B, C, Sums, Call, Dynamic>, B, size_t(kWidth) * 2 + (Sums ? size_t(kWidth) * 4 : 0),
+             Sums != 0, Dynamic, what, !Call);
+}
+
+// rms_bwd_register_sums: "shared sums" in its line means its partial row (the sums are in
+// registers until the block's last row).
+template <int B, int C, int Sums>
+void run_register_sums(Shape& s) {
+    char what[64];
+    std::snprintf(what, sizeof what, "register sums, dynamic rows B%d C%d", B, C);
+    run_grid(s, rms_bwd_register_sums<B, C, Sums>, B, size_t(kWidth) * 2, Sums != 0, true, what);
 }
 
 // The library's kernel for this shape as its host launches it (stash_backward_plan): a
@@ -559,6 +655,10 @@ void sweep(int op, Shape& s) {
         run_persistent<256, 8, 1, true>(s);
         run_persistent<256, 8, 0, true, true>(s);
         run_persistent<256, 8, 1, true, true>(s);
+        run_register_sums<512, 4, 0>(s);
+        run_register_sums<512, 4, 1>(s);
+        run_register_sums<1024, 2, 0>(s);
+        run_register_sums<1024, 2, 1>(s);
         if (!all) continue;
         run_rows<512, 4, 1, kNoDweight>(s);
         run_rows<1024, 2, 1, kNoDweight>(s);
