@@ -238,9 +238,33 @@ struct PersistentRow {
     const float* rstd;
 };
 
-template <int B, int C, int Sums>
+// The dweight terms of pack c of a row, added where a kernel keeps its sums: nowhere
+// (NoSums), the block's shared row (SharedSums: thread-owned columns, a 16-byte load and store
+// a half pack), or the thread's registers (rms_bwd_register_sums' lambda).
+struct NoSums {
+    __device__ void operator()(int, const float (&)[8], const float (&)[8], float) const {}
+};
+
+template <int B>
+struct SharedSums {
+    float4* acc;  // [C * B][2]
+    __device__ __forceinline__ void operator()(int c, const float (&xf)[8], const float (&gf)[8], float rs) const {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            float4& s = acc[(threadIdx.x + c * B) * 2 + h];
+            float4 v = s;
+            v.x += gf[4 * h] * xf[4 * h] * rs;
+            v.y += gf[4 * h + 1] * xf[4 * h + 1] * rs;
+            v.z += gf[4 * h + 2] * xf[4 * h + 2] * rs;
+            v.w += gf[4 * h + 3] * xf[4 * h + 3] * rs;
+            s = v;
+        }
+    }
+};
+
+template <int B, int C, class Add>
 __device__ __forceinline__ void persistent_row(const PersistentRow& a, unsigned row, int parity, const uint4* wsh,
-                                               float4* acc, float (*slots)[B / 32]) {
+                                               float (*slots)[B / 32], const Add& add) {
     const uint4* xr = a.x + size_t(row) * (kWidth / 8);
     const uint4* gr = a.dy + size_t(row) * (kWidth / 8);
     uint4 xv[C], gv[C];
@@ -278,25 +302,41 @@ __device__ __forceinline__ void persistent_row(const PersistentRow& a, unsigned 
         for (int i = 0; i < 8; ++i) o[i] = rs * wf[i] * gf[i] - xf[i] * k;
         dxr[threadIdx.x + c * B] =
             make_uint4(pack2(o[0], o[1]), pack2(o[2], o[3]), pack2(o[4], o[5]), pack2(o[6], o[7]));
-        if constexpr (Sums) {
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                float4& s = acc[(threadIdx.x + c * B) * 2 + h];
-                float4 v = s;
-                v.x += gf[4 * h] * xf[4 * h] * rs;
-                v.y += gf[4 * h + 1] * xf[4 * h + 1] * rs;
-                v.z += gf[4 * h + 2] * xf[4 * h + 2] * rs;
-                v.w += gf[4 * h + 3] * xf[4 * h + 3] * rs;
-                s = v;
-            }
-        }
+        add(c, xf, gf, rs);
+    }
+}
+
+// Sums: the row's terms added to the block's shared row (acc), else none.
+template <int B, int C, int Sums>
+__device__ __forceinline__ void persistent_row_shared(const PersistentRow& a, unsigned row, int parity,
+                                                      const uint4* wsh, float4* acc, float (*slots)[B / 32]) {
+    if constexpr (Sums)
+        persistent_row<B, C>(a, row, parity, wsh, slots, SharedSums<B>{acc});
+    else
+        persistent_row<B, C>(a, row, parity, wsh, slots, NoSums{});
+}
+
+// The rows a block takes from a.counter (rms_bwd_persistent<..., Dynamic>): f(row, parity)
+// for each. next[p] is the row the block takes after the one it is on; thread 0 asks for it
+// before f, whose row has a barrier, and writes a slot one row after the others last read
+// it, that barrier between.
+template <class F>
+__device__ __forceinline__ void for_each_counted_row(const RowArgs& a, F f) {
+    __shared__ unsigned next[2];
+    if (threadIdx.x == 0) next[0] = unsigned(atomicAdd(a.counter, 1ull) - a.base);
+    __syncthreads();
+    int parity = 0;
+    for (unsigned row = next[0]; row < unsigned(a.rows); row = next[parity]) {
+        if (threadIdx.x == 0) next[parity ^ 1] = unsigned(atomicAdd(a.counter, 1ull) - a.base);
+        f(row, parity);
+        parity ^= 1;
     }
 }
 
 template <int B, int C, int Sums>
 __device__ __noinline__ void persistent_row_call(const PersistentRow& a, unsigned row, int parity, const uint4* wsh,
                                                  float4* acc, float (*slots)[B / 32]) {
-    persistent_row<B, C, Sums>(a, row, parity, wsh, acc, slots);
+    persistent_row_shared<B, C, Sums>(a, row, parity, wsh, acc, slots);
 }
 
 // Dynamic (with Call): each block takes its next row from a.counter instead of striding by
@@ -324,22 +364,13 @@ __global__ void __launch_bounds__(B, B == 256 ? 2 : 1024 / B) rms_bwd_persistent
     const PersistentRow r{a.x, a.dy, a.dx, a.rstd};
     int parity = 0;
     if constexpr (Dynamic) {
-        // next[p]: the row the block takes after the one it is on. Thread 0 writes a slot one
-        // row after the others last read it, and a row's barrier lies between.
-        __shared__ unsigned next[2];
-        if (threadIdx.x == 0) next[0] = unsigned(atomicAdd(a.counter, 1ull) - a.base);
-        __syncthreads();
-        for (unsigned row = next[0]; row < unsigned(a.rows); row = next[parity]) {
-            if (threadIdx.x == 0) next[parity ^ 1] = unsigned(atomicAdd(a.counter, 1ull) - a.base);
-            persistent_row_call<B, C, Sums>(r, row, parity, wsh, acc, slots);
-            parity ^= 1;
-        }
+        for_each_counted_row(a, [&](unsigned row, int p) { persistent_row_call<B, C, Sums>(r, row, p, wsh, acc, slots); });
     } else {
         for (unsigned row = blockIdx.x; row < unsigned(a.rows); row += gridDim.x, parity ^= 1) {
             if constexpr (Call)
                 persistent_row_call<B, C, Sums>(r, row, parity, wsh, acc, slots);
             else
-                persistent_row<B, C, Sums>(r, row, parity, wsh, acc, slots);
+                persistent_row_shared<B, C, Sums>(r, row, parity, wsh, acc, slots);
         }
     }
     if constexpr (Sums) {
@@ -361,65 +392,27 @@ template <int B, int C, int Sums>
 __global__ void __launch_bounds__(B, 1) rms_bwd_register_sums(const RowArgs a) {
     static_assert(B * C * 8 == kWidth, "one row is B x C packs");
     __shared__ float slots[2][B / 32];
-    __shared__ unsigned next[2];
     extern __shared__ uint4 dyn[];  // the weight's C * B packs
     uint4* wsh = dyn;
 #pragma unroll
     for (int c = 0; c < C; ++c) wsh[threadIdx.x + c * B] = a.w[threadIdx.x + c * B];
+    __syncthreads();
     float acc[C][8];
 #pragma unroll
     for (int c = 0; c < C; ++c)
 #pragma unroll
         for (int i = 0; i < 8; ++i) acc[c][i] = 0.0f;
-    if (threadIdx.x == 0) next[0] = unsigned(atomicAdd(a.counter, 1ull) - a.base);
-    __syncthreads();
-    int parity = 0;
-    for (unsigned row = next[0]; row < unsigned(a.rows); row = next[parity]) {
-        if (threadIdx.x == 0) next[parity ^ 1] = unsigned(atomicAdd(a.counter, 1ull) - a.base);
-        const uint4* xr = a.x + size_t(row) * (kWidth / 8);
-        const uint4* gr = a.dy + size_t(row) * (kWidth / 8);
-        uint4 xv[C], gv[C];
+    const PersistentRow r{a.x, a.dy, a.dx, a.rstd};
+    for_each_counted_row(a, [&](unsigned row, int parity) {
+        if constexpr (Sums)
+            persistent_row<B, C>(r, row, parity, wsh, slots,
+                                 [&](int c, const float (&xf)[8], const float (&gf)[8], float rs) {
 #pragma unroll
-        for (int c = 0; c < C; ++c) {
-            xv[c] = xr[threadIdx.x + c * B];
-            gv[c] = gr[threadIdx.x + c * B];
-        }
-        const float rs = a.rstd[row];
-        float dot = 0.0f;
-#pragma unroll
-        for (int c = 0; c < C; ++c) {
-            float xf[8], gf[8], wf[8];
-            unpack(xv[c], xf);
-            unpack(gv[c], gf);
-            unpack(lds128_here(wsh + threadIdx.x + c * B), wf);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) dot += wf[i] * gf[i] * xf[i];
-        }
-        dot = block_sum<B>(dot, slots, parity);
-#pragma unroll
-        for (int c = 0; c < C; ++c) {
-            opk::refresh_pack(xv[c]);
-            opk::refresh_pack(gv[c]);
-        }
-        const float k = rs * rs * rs * dot * (1.0f / kWidth);
-        uint4* dxr = a.dx + size_t(row) * (kWidth / 8);
-#pragma unroll
-        for (int c = 0; c < C; ++c) {
-            float xf[8], gf[8], wf[8], o[8];
-            unpack(xv[c], xf);
-            unpack(gv[c], gf);
-            unpack(lds128_here(wsh + threadIdx.x + c * B), wf);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) o[i] = rs * wf[i] * gf[i] - xf[i] * k;
-            dxr[threadIdx.x + c * B] =
-                make_uint4(pack2(o[0], o[1]), pack2(o[2], o[3]), pack2(o[4], o[5]), pack2(o[6], o[7]));
-            if constexpr (Sums) {
-#pragma unroll
-                for (int i = 0; i < 8; ++i) acc[c][i] += gf[i] * xf[i] * rs;
-            }
-        }
-        parity ^= 1;
-    }
+                                     for (int i = 0; i < 8; ++i) acc[c][i] += gf[i] * xf[i] * rs;
+                                 });
+        else
+            persistent_row<B, C>(r, row, parity, wsh, slots, NoSums{});
+    });
     if constexpr (Sums) {
         float4* part = reinterpret_cast<float4*>(a.partial + int64_t(blockIdx.x) * kWidth);
 #pragma unroll
