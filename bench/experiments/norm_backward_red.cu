@@ -319,15 +319,23 @@ __device__ __forceinline__ void persistent_row_shared(const PersistentRow& a, un
 // The rows a block takes from a.counter (rms_bwd_persistent<..., Dynamic>): f(row, parity)
 // for each. next[p] is the row the block takes after the one it is on; thread 0 asks for it
 // before f, whose row has a barrier, and writes a slot one row after the others last read
-// it, that barrier between.
-template <class F>
-__device__ __forceinline__ void for_each_counted_row(const RowArgs& a, F f) {
+// it, that barrier between. on_next(row): thread 0's, with each next row as it gets it.
+struct NoNext {
+    __device__ void operator()(unsigned) const {}
+};
+
+template <class F, class N = NoNext>
+__device__ __forceinline__ void for_each_counted_row(const RowArgs& a, F f, N on_next = {}) {
     __shared__ unsigned next[2];
     if (threadIdx.x == 0) next[0] = unsigned(atomicAdd(a.counter, 1ull) - a.base);
     __syncthreads();
     int parity = 0;
     for (unsigned row = next[0]; row < unsigned(a.rows); row = next[parity]) {
-        if (threadIdx.x == 0) next[parity ^ 1] = unsigned(atomicAdd(a.counter, 1ull) - a.base);
+        if (threadIdx.x == 0) {
+            const unsigned n = unsigned(atomicAdd(a.counter, 1ull) - a.base);
+            next[parity ^ 1] = n;
+            on_next(n);
+        }
         f(row, parity);
         parity ^= 1;
     }
@@ -388,7 +396,9 @@ __global__ void __launch_bounds__(B, B == 256 ? 2 : 1024 / B) rms_bwd_persistent
 // 205 in the called kernel's profile, 2026-12-02). Half the bytes in flight an SM of two
 // 256 x 8 blocks, and nothing in flight while the block reduces a row: what that costs is
 // the question. The row inlined (the sums cannot cross a call); ptxas's spills are printed.
-template <int B, int C, int Sums>
+// Prefetch: thread 0 asks L2 for the next row's x and dy (cp.async.bulk.prefetch) as soon as
+// the counter gives it, so that the row's barrier and reduction have loads in flight.
+template <int B, int C, int Sums, bool Prefetch = false>
 __global__ void __launch_bounds__(B, 1) rms_bwd_register_sums(const RowArgs a) {
     static_assert(B * C * 8 == kWidth, "one row is B x C packs");
     __shared__ float slots[2][B / 32];
@@ -412,6 +422,11 @@ __global__ void __launch_bounds__(B, 1) rms_bwd_register_sums(const RowArgs a) {
                                  });
         else
             persistent_row<B, C>(r, row, parity, wsh, slots, NoSums{});
+    }, [&](unsigned n) {
+        if (Prefetch && n < unsigned(a.rows)) {
+            prefetch_l2(a.x + size_t(n) * (kWidth / 8), kWidth * 2);
+            prefetch_l2(a.dy + size_t(n) * (kWidth / 8), kWidth * 2);
+        }
     });
     if constexpr (Sums) {
         float4* part = reinterpret_cast<float4*>(a.partial + int64_t(blockIdx.x) * kWidth);
@@ -552,11 +567,11 @@ void run_persistent(Shape& s) {
 
 // rms_bwd_register_sums: "shared sums" in its line means its partial row (the sums are in
 // registers until the block's last row).
-template <int B, int C, int Sums>
+template <int B, int C, int Sums, bool Prefetch = false>
 void run_register_sums(Shape& s) {
     char what[64];
-    std::snprintf(what, sizeof what, "register sums, dynamic rows B%d C%d", B, C);
-    run_grid(s, rms_bwd_register_sums<B, C, Sums>, B, size_t(kWidth) * 2, Sums != 0, true, what);
+    std::snprintf(what, sizeof what, "register sums, dynamic rows%s B%d C%d", Prefetch ? ", next row to L2" : "", B, C);
+    run_grid(s, rms_bwd_register_sums<B, C, Sums, Prefetch>, B, size_t(kWidth) * 2, Sums != 0, true, what);
 }
 
 // The library's kernel for this shape as its host launches it (stash_backward_plan): a
@@ -652,6 +667,8 @@ void sweep(int op, Shape& s) {
         run_register_sums<512, 4, 1>(s);
         run_register_sums<1024, 2, 0>(s);
         run_register_sums<1024, 2, 1>(s);
+        run_register_sums<512, 4, 0, true>(s);
+        run_register_sums<512, 4, 1, true>(s);
         if (!all) continue;
         run_rows<512, 4, 1, kNoDweight>(s);
         run_rows<1024, 2, 1, kNoDweight>(s);

@@ -2,8 +2,10 @@
 # Prepared in the forty-sixth session, not run (its device time was spent):
 # bench/experiments/norm_backward_red.cu with the persistent kernel holding its dweight
 # sums in registers (rms_bwd_register_sums: one block an SM, 512 x 4 at 123 registers,
-# 1024 x 2 at 64 with 16 bytes of spill; dynamic rows), against call 3's lines in the same
-# run; then Nsight Compute's first launch of the register-sum and dynamic kernels.
+# 1024 x 2 at 64 with 16 bytes of spill; dynamic rows; 512 x 4 again with thread 0 asking
+# L2 for the next row's x and dy as soon as the counter gives it), against call 3's lines
+# in the same run; then Nsight Compute's first launch of the register-sum and dynamic
+# kernels.
 # Builds: bench/prepare_device_builds.sh check; pack; then the experiment's binary and its
 # ptxas output in build-var/exp/ (the nvcc line in the experiment's header). Carry build-var.
 . bench/device_call.sh r1
