@@ -525,9 +525,11 @@ void run_rows(Shape& s, int parts = 0) {
 // column sums when it keeps dweight sums (partial row blockIdx.x). Dynamic: the rows from a
 // counter that is never reset (each launch's base is what the launches before took: rows +
 // grid each). local_is_spill: whether ptxas's local bytes are a spill (the called form's are
-// its call's arguments).
+// its call's arguments). zero_each: the counter set to zero by a cudaMemsetAsync before each
+// launch instead (base 0), as a library call with the counter in its stream-ordered scratch
+// would have to: what that memset adds to the call is in the line's time.
 void run_grid(Shape& s, void (*k)(RowArgs), int threads, size_t smem, bool sums, bool dynamic, const char* what,
-              bool local_is_spill = true) {
+              bool local_is_spill = true, bool zero_each = false) {
     static unsigned long long* counter = nullptr;
     static unsigned long long taken = 0;
     if (dynamic && !counter) {
@@ -545,13 +547,20 @@ void run_grid(Shape& s, void (*k)(RowArgs), int threads, size_t smem, bool sums,
     a.counter = counter;
     const unsigned col_grid = kWidth / (4 * kSumColumns);
     const float ms = median_ms([&] {
-        a.base = taken;
-        if (dynamic) taken += static_cast<unsigned long long>(s.rows + grid);
+        if (zero_each) {
+            cudaMemsetAsync(counter, 0, sizeof *counter);
+            a.base = 0;
+        } else {
+            a.base = taken;
+            if (dynamic) taken += static_cast<unsigned long long>(s.rows + grid);
+        }
         k<<<unsigned(grid), threads, smem>>>(a);
         if (sums) column_sum<false><<<col_grid, kSumThreads>>>(s.b.partial, grid, static_cast<opk_bf16*>(s.b.dw));
     });
+    if (zero_each) taken = static_cast<unsigned long long>(s.rows + grid);  // where the last launch left it
     char tag[128];
-    std::snprintf(tag, sizeof tag, "%s %s %dreg%s %dblk/SM", what, sums ? "shared sums" : "no dweight", attr.numRegs,
+    std::snprintf(tag, sizeof tag, "%s%s %s %dreg%s %dblk/SM", what, zero_each ? " memset" : "",
+                  sums ? "shared sums" : "no dweight", attr.numRegs,
                   attr.localSizeBytes ? (local_is_spill ? " SPILL" : " local") : "", per_sm);
     print_line<opk_bf16>(s, tag, ms, sums);
 }
@@ -568,10 +577,11 @@ void run_persistent(Shape& s) {
 // rms_bwd_register_sums: "shared sums" in its line means its partial row (the sums are in
 // registers until the block's last row).
 template <int B, int C, int Sums, bool Prefetch = false>
-void run_register_sums(Shape& s) {
+void run_register_sums(Shape& s, bool zero_each = false) {
     char what[64];
     std::snprintf(what, sizeof what, "register sums, dynamic rows%s B%d C%d", Prefetch ? ", next row to L2" : "", B, C);
-    run_grid(s, rms_bwd_register_sums<B, C, Sums, Prefetch>, B, size_t(kWidth) * 2, Sums != 0, true, what);
+    run_grid(s, rms_bwd_register_sums<B, C, Sums, Prefetch>, B, size_t(kWidth) * 2, Sums != 0, true, what, true,
+             zero_each);
 }
 
 // The library's kernel for this shape as its host launches it (stash_backward_plan): a
@@ -669,6 +679,8 @@ void sweep(int op, Shape& s) {
         run_register_sums<1024, 2, 1>(s);
         run_register_sums<512, 4, 0, true>(s);
         run_register_sums<512, 4, 1, true>(s);
+        run_register_sums<512, 4, 1>(s, true);
+        run_register_sums<512, 4, 1, true>(s, true);
         if (!all) continue;
         run_rows<512, 4, 1, kNoDweight>(s);
         run_rows<1024, 2, 1, kNoDweight>(s);
