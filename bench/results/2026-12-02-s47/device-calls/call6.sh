@@ -6,15 +6,15 @@
 # three times the shared wavefronts. Variant "aligned"
 # (bench/experiments/norm-stash-counted-rows-aligned.patch): call 4's form (the row asked a
 # row ahead) with `taken` 128 bytes, 128-byte aligned (kKernelStaticSharedMax 128 bytes
-# more). The stash tests on the variant, then three rounds of A/B on the 2-byte types.
+# more). Three rounds of A/B on the 2-byte types first, then the stash tests on the variant.
 # Builds: OPKIT_PREPARE_ROCM=0 bench/prepare_device_builds.sh variant aligned <patch>; pack.
 . bench/device_call.sh r6
 cat build-check/HEAD.txt
 dc_variants
 cat var/valigned/VARIANT.txt
-dc_cuda_tests aligned-stash-tests "ops: norm backwards through the stash kernels*" aligned
-tail -n 3 $R/aligned-stash-tests.txt
-pack
 dc_ab_rounds norms aligned rms_norm,layer_norm bf16,f16 3
 cat $R/times.txt
 cat $R/ab-norms.txt
+dc_cuda_tests aligned-stash-tests "ops: norm backwards through the stash kernels*" aligned
+tail -n 3 $R/aligned-stash-tests.txt
+pack
