@@ -111,6 +111,11 @@ struct BwdRowsAhead {
 // kNormBwdSharedWeight, then [arrays][rows per block][n] fp32 sums where shared_sums.
 // 16-byte aligned: the weight row is read as 16-byte packs (on NVIDIA the code is the same
 // without the attribute; it states what WeightPacks relies on).
+// The stash backwards' ring of rows (norm_backward_stash) lives here too, and its cp.async
+// copies want it on a 128-byte line, which it is only because each kernel's static shared
+// memory is a whole number of 128-byte lines: a static array of 8 bytes more moved it 16
+// bytes past one and every copy then asked L2 for twice the sectors (forty-seventh session,
+// docs/PERFORMANCE.md). Keep a new static array a multiple of 128 bytes, 128-aligned.
 alignas(16) extern __shared__ float norm_columns[];
 
 // Whether a backward kernel reads the weight from a copy of the weight row in shared
