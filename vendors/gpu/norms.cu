@@ -111,11 +111,14 @@ struct BwdRowsAhead {
 // kNormBwdSharedWeight, then [arrays][rows per block][n] fp32 sums where shared_sums.
 // 16-byte aligned: the weight row is read as 16-byte packs (on NVIDIA the code is the same
 // without the attribute; it states what WeightPacks relies on).
-// The stash backwards' ring of rows (norm_backward_stash) lives here too, and its cp.async
-// copies want it on a 128-byte line, which it is only because each kernel's static shared
-// memory is a whole number of 128-byte lines: a static array of 8 bytes more moved it 16
-// bytes past one and every copy then asked L2 for twice the sectors (forty-seventh session,
-// docs/PERFORMANCE.md). Keep a new static array a multiple of 128 bytes, 128-aligned.
+// The stash backwards' ring of rows (norm_backward_stash) lives here too, right after the
+// kernel's static shared memory, and its cp.async copies want it on a 128-byte line: 16
+// bytes past one, every copy asked L2 for twice the sectors (forty-seventh session,
+// docs/PERFORMANCE.md). Asking only 16-byte alignment here leaves the line to the static
+// size: on sm_90 the ring starts at 0x800 (a line) in most stash kernels, but at 0x810 in
+// the fp32 split pairs (opk_*_bwd_stash_f32_k2*, their exchange) and 0x840 in the bulk
+// ring's (opk_rms_bwd_stash_f32_s2_exact, its mbarriers). 128-byte alignment here is
+// bench/experiments/stash-ring-128-lines.patch, not measured yet.
 alignas(16) extern __shared__ float norm_columns[];
 
 // Whether a backward kernel reads the weight from a copy of the weight row in shared
