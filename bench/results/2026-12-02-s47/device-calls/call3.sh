@@ -3,8 +3,8 @@
 # the ring's wait for the row's copies (bench/experiments/norm-stash-counted-rows-early.patch,
 # variant "early"), after call 2's form (the atomic after the wait) ran 16-45 % slower than
 # strided. The stash tests on the variant, then three rounds of A/B against HEAD's vendor on
-# the 2-byte types (fp32's stash kernels at these shapes are the bulk ring and the split
-# pairs, which do not count: call 2 had them within 0.998-1.004).
+# the 2-byte types (fp32's: call 2 had its counted 32768x4096 1.28-1.33 slower, and its
+# bulk-ring and split shapes, which do not count, within 0.998-1.004).
 # Builds: as call 2, the variant made by
 # OPKIT_PREPARE_ROCM=0 bench/prepare_device_builds.sh variant early <patch>; pack.
 . bench/device_call.sh r3
