@@ -35,6 +35,10 @@
 #                                      # (bench/ncu_stall_table.py), NAME-details.txt.gz; packed
 #   dc_check [LIMIT]                   # the whole GPU check on build-check, parts limited to
 #                                      # LIMIT s (540), logs in check/, its parts' lines shown
+#   dc_ncu_source NAME VARIANT REGEX ARGS...  # Nsight Compute's first launch of the kernels
+#                                      # matching REGEX in bench/ncu_ops.py ARGS (base or
+#                                      # var/vVARIANT's vendor): details page and SASS lines'
+#                                      # CSV into NAME-VARIANT-details.txt, -source.txt.gz
 #   dc_ab_won NAME OP SHAPE [T]        # true where ab-NAME.txt's ratio for OP at SHAPE is
 #                                      # above T (1.003): HEAD's kernels as the variant lost
 #   pack                               # the archive, now (call after each step)
@@ -179,6 +183,24 @@ dc_ncu_gaps() {
     t "$name-details" ncu --import "/tmp/$name.ncu-rep" --page details --print-details all
     t "$name-stalls" python3 bench/ncu_stall_table.py "$R/$name-details.txt"
     gzip -f "$R/$name-details.txt"
+    pack
+}
+
+# Nsight Compute's first launch of the kernels matching REGEX in bench/ncu_ops.py ARGS,
+# through VARIANT's cuda vendor (base: build-check's): NAME-VARIANT-details.txt and the SASS
+# lines' stall samples, sectors and wavefronts as CSV (NAME-VARIANT-source.txt.gz), as the
+# forty-seventh session's call 5 read them; the report itself stays out of the archive.
+dc_ncu_source() {
+    local name=$1-$2 variant=$2 vp= regex=$3
+    shift 3
+    [ "$variant" != base ] && vp=$PWD/var/v$variant/libopkit_vendor_cuda.so
+    t "$name" timeout 150 env PYTHONPATH="$PWD/python" OPKIT_LIBRARY="$DC_LIB" OPKIT_VENDOR_PATH="$vp" \
+        ncu --clock-control none -k "regex:$regex" -c 1 --section SpeedOfLight --section WarpStateStats \
+        --section SchedulerStats --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+        --section SourceCounters -o "/tmp/$name" python3 bench/ncu_ops.py "$@"
+    t "$name-details" ncu -i "/tmp/$name.ncu-rep" --page details
+    t "$name-source" ncu -i "/tmp/$name.ncu-rep" --page source --csv --print-source sass
+    gzip -9f "$R/$name-source.txt"
     pack
 }
 

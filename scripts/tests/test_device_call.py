@@ -4,7 +4,8 @@ the results under $OUT without the compiler caches; a carried build-var/check.ta
 replaces build-check; dc_variants unpacks the variant vendors; dc_compare and
 dc_cpu_compare run the peer and CPU comparisons, dc_breakdown the kernel breakdown; dc_ab passes the variant (or none for
 base) to gpu_compare.py; dc_tests and dc_cuda_tests run the test binaries with it;
-dc_ncu_gaps profiles and tabulates; dc_check runs the split check with its part limit;
+dc_ncu_gaps profiles and tabulates, dc_ncu_source profiles one kernel family
+through a variant and exports its SASS lines; dc_check runs the split check with its part limit;
 dc_ab_won gates a candidate's check on its A/B table.
 
 Run:  python3 -m pytest -q scripts/tests          (or: python3 scripts/tests/test_device_call.py)
@@ -317,6 +318,32 @@ def test_dc_ncu_gaps_profiles_the_cases_then_tabulates_the_details_and_gzips_the
         assert gzip.decompress(files["gaps-details.txt.gz"]).decode() == details + "\n"
         assert files["gaps-stalls.txt"] == f"table of {details}\n", files["gaps-stalls.txt"]
         assert [l.split(" rc ")[0] for l in files["times.txt"].splitlines()] == ["gaps", "gaps-details", "gaps-stalls"]
+
+
+def test_dc_ncu_source_profiles_through_the_variant_then_exports_details_and_gzipped_sass():
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as out:
+        # A stand-in ncu that says what it was given and which vendor the call would load.
+        fake = stand_in_ncu(work, 'echo "ncu $* vendor=${OPKIT_VENDOR_PATH:-none}"')
+        proc = call(f"export PATH={fake}:$PATH\n"
+                    "dc_ncu_source prof base opk_rms_bwd_stash --ops norms --row-shapes 8192x8192\n"
+                    "dc_ncu_source prof noagg opk_rms_bwd_stash --ops norms", work, out)
+        assert proc.returncode == 0, proc.stderr
+        files = archive(out)
+        sections = ("--section SpeedOfLight --section WarpStateStats --section SchedulerStats "
+                    "--section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats "
+                    "--section SourceCounters")
+        assert files["prof-base.txt"] == (
+            f"ncu --clock-control none -k regex:opk_rms_bwd_stash -c 1 {sections} -o /tmp/prof-base "
+            "python3 bench/ncu_ops.py --ops norms --row-shapes 8192x8192 vendor=none\n"), files["prof-base.txt"]
+        vendor = os.path.join(work, "var", "vnoagg", "libopkit_vendor_cuda.so")
+        assert files["prof-noagg.txt"].endswith(f"--ops norms vendor={vendor}\n"), files["prof-noagg.txt"]
+        assert files["prof-noagg-details.txt"].startswith("ncu -i /tmp/prof-noagg.ncu-rep --page details")
+        source = gzip.decompress(files["prof-base-source.txt.gz"]).decode()
+        assert source.startswith("ncu -i /tmp/prof-base.ncu-rep --page source --csv --print-source sass"), source
+        assert "prof-base-source.txt" not in files, sorted(files)
+        assert [l.split(" rc ")[0] for l in files["times.txt"].splitlines()] == [
+            "prof-base", "prof-base-details", "prof-base-source", "prof-noagg", "prof-noagg-details",
+            "prof-noagg-source"]
 
 
 if __name__ == "__main__":

@@ -40,17 +40,6 @@ t noagg-racecheck timeout 240 env OPKIT_VENDOR_PATH="$PWD/var/vnoagg/libopkit_ve
 tail -n 5 $R/noagg-racecheck.txt
 pack
 for v in base noagg; do
-    vp=
-    [ "$v" != base ] && vp=$PWD/var/v$v/libopkit_vendor_cuda.so
-    t ncu-$v timeout 150 env PYTHONPATH="$PWD/python" OPKIT_LIBRARY="$DC_LIB" OPKIT_VENDOR_PATH="$vp" \
-        ncu --clock-control none -k regex:opk_rms_bwd_stash -c 1 --section SpeedOfLight \
-        --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
-        --section Occupancy --section LaunchStats --section SourceCounters -o "$R/ncu-$v" \
-        python3 bench/ncu_ops.py --ops norms --dtype bf16 --row-shapes 8192x8192
-    t details-$v ncu -i "$R/ncu-$v.ncu-rep" --page details
-    t source-$v ncu -i "$R/ncu-$v.ncu-rep" --page source --csv --print-source sass
-    gzip -9 "$R/source-$v.txt"
-    rm -f "$R/ncu-$v.ncu-rep"
-    pack
+    dc_ncu_source ncu "$v" opk_rms_bwd_stash --ops norms --dtype bf16 --row-shapes 8192x8192
 done
 cat $R/times.txt
