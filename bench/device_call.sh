@@ -105,9 +105,18 @@ dc_cpu_compare() {
     pack
 }
 
+# The cuda vendor of variant vVARIANT (dc_variants' var/), or nothing for "base" or no
+# variant (build-check's own vendor): what OPKIT_VENDOR_PATH is set to.
+dc_cuda_vendor() {
+    case "${1:-base}" in
+        base) echo "" ;;
+        *) echo "$PWD/var/v$1/libopkit_vendor_cuda.so" ;;
+    esac
+}
+
 dc_ab() {
-    local vp=
-    [ "$2" != base ] && vp=$PWD/var/v$2/libopkit_vendor_cuda.so
+    local vp
+    vp=$(dc_cuda_vendor "$2")
     t "$1" timeout 90 env PYTHONPATH="$PWD/python" OPKIT_LIBRARY="$DC_LIB" OPKIT_VENDOR_PATH="$vp" \
         python3 bench/gpu_compare.py --impls opkit --ops "$3" --dtypes "$4" --out "$R/$1.json"
 }
@@ -130,7 +139,7 @@ dc_tests() {
     hip=$(dc_hip_path)
     [ -f "$base" ] || cp "$rocm" "$base" || return 1
     if [ -n "${3:-}" ]; then
-        vp=$PWD/var/v$3/libopkit_vendor_cuda.so
+        vp=$(dc_cuda_vendor "$3")
         [ -f "$vp" ] || { echo "dc_tests: no $vp" >&2; return 1; }
         cp "var/v$3/libopkit_vendor_rocm.so" "$rocm" || return 1
     else
@@ -152,11 +161,9 @@ dc_tests() {
 # build-check's). The norm stash test case alone takes 60-80 s, hence the limit. Returns
 # 1, running nothing, where the variant's vendor is not there.
 dc_cuda_tests() {
-    local vp=
-    if [ -n "${3:-}" ]; then
-        vp=$PWD/var/v$3/libopkit_vendor_cuda.so
-        [ -f "$vp" ] || { echo "dc_cuda_tests: no $vp" >&2; return 1; }
-    fi
+    local vp
+    vp=$(dc_cuda_vendor "${3:-}")
+    [ -z "$vp" ] || [ -f "$vp" ] || { echo "dc_cuda_tests: no $vp" >&2; return 1; }
     t "$1" timeout 250 env OPKIT_VENDOR_PATH="$vp" build-check/bin/opkit_cuda_tests "$2"
 }
 
@@ -165,8 +172,8 @@ dc_cuda_tests() {
 # its DRAM read bytes.
 DC_NCU_BYTES=l1tex__m_xbar2l1tex_read_bytes.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
 dc_ncu_bytes() {
-    local vp=
-    [ "$2" != base ] && vp=$PWD/var/v$2/libopkit_vendor_cuda.so
+    local vp
+    vp=$(dc_cuda_vendor "$2")
     t "$1" timeout 150 env PYTHONPATH="$PWD/python" OPKIT_LIBRARY="$DC_LIB" OPKIT_VENDOR_PATH="$vp" \
         ncu --clock-control none --metrics "$DC_NCU_BYTES" -k "regex:$3" python3 bench/ncu_ops.py --ops "$4" --dtype "$5"
 }
@@ -191,9 +198,9 @@ dc_ncu_gaps() {
 # lines' stall samples, sectors and wavefronts as CSV (NAME-VARIANT-source.txt.gz), as the
 # forty-seventh session's call 5 read them; the report itself stays out of the archive.
 dc_ncu_source() {
-    local name=$1-$2 variant=$2 vp= regex=$3
+    local name=$1-$2 vp regex=$3
+    vp=$(dc_cuda_vendor "$2")
     shift 3
-    [ "$variant" != base ] && vp=$PWD/var/v$variant/libopkit_vendor_cuda.so
     t "$name" timeout 150 env PYTHONPATH="$PWD/python" OPKIT_LIBRARY="$DC_LIB" OPKIT_VENDOR_PATH="$vp" \
         ncu --clock-control none -k "regex:$regex" -c 1 --section SpeedOfLight --section WarpStateStats \
         --section SchedulerStats --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
