@@ -117,8 +117,10 @@ struct BwdRowsAhead {
 // docs/PERFORMANCE.md). Asking only 16-byte alignment here leaves the line to the static
 // size: on sm_90 the ring starts at 0x800 (a line) in most stash kernels, but at 0x810 in
 // the fp32 split pairs (opk_*_bwd_stash_f32_k2*, their exchange) and 0x840 in the bulk
-// ring's (opk_rms_bwd_stash_f32_s2_exact, its mbarriers). 128-byte alignment here is
-// bench/experiments/stash-ring-128-lines.patch, not measured yet.
+// ring's (opk_rms_bwd_stash_f32_s2_exact, its mbarriers). 128-byte alignment here
+// (bench/experiments/stash-ring-128-lines.patch) gained nothing on the H200: 0.998-1.002 on
+// every norm and cross-entropy row of those kernels but the bulk ring's fp32 rms_norm
+// backward at 8192x8192, 1.026 slower (forty-eighth session, three A/B rounds): not taken.
 alignas(16) extern __shared__ float norm_columns[];
 
 // Whether a backward kernel reads the weight from a copy of the weight row in shared
