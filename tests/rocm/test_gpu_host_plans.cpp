@@ -36,7 +36,7 @@ void like_hopper(Device& d) {
 
 }  // namespace
 
-TEST_CASE("gpu host: rms_norm's 2-byte rows of 8192 take a block_row kernel, a block for every row",
+TEST_CASE("gpu host: rms_norm's 2-byte rows of 8192 and 16384 take a block_row kernel, a block for every row",
           "[plans]") {
     Device d;
     like_hopper(d);
@@ -50,6 +50,13 @@ TEST_CASE("gpu host: rms_norm's 2-byte rows of 8192 take a block_row kernel, a b
         REQUIRE(k != nullptr);
         CHECK(std::string(k) == (type == 1 ? "opk_rms_fwd_twice_block_row_f16_g512x2"
                                             : "opk_rms_fwd_twice_block_row_bf16_g512x2"));
+        CHECK(p.block == 512);
+        CHECK(p.grid == size_t(kRows));
+        // Rows of 16384: 512 x 4, one block a row too.
+        const char* l = opkit_gpu::fixed_group_plan(d, kRows, 16384, 2, twice[type], {&x, &y}, &p);
+        REQUIRE(l != nullptr);
+        CHECK(std::string(l) == (type == 1 ? "opk_rms_fwd_twice_block_row_f16_g512x4"
+                                            : "opk_rms_fwd_twice_block_row_bf16_g512x4"));
         CHECK(p.block == 512);
         CHECK(p.grid == size_t(kRows));
         // Rows of 4096 take the 256 x 2 kernel, which walks its rows: its grid is capped.

@@ -208,9 +208,9 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
         // 8192 at 512 x 2 one block a row (block_row: a block for every row; at 3 rows the
         // walking kernels' grid would be 3 too: it is capped only past 53248 rows on the fake
         // device's 104 SMs, more host memory than the fake's buffers should take, so
-        // test_gpu_host_plans.cpp checks the grids on the plan itself); rows of 16384 keep
-        // the fixed group, as layer_norm's rows do (one row a block for 2-byte rms_norm
-        // rows since 23dfc0c: rms_fwd_block_row, checked there too).
+        // test_gpu_host_plans.cpp checks the grids on the plan itself); rows of 16384 at
+        // 512 x 4 one block a row too (since the forty-eighth session). layer_norm's rows
+        // keep the fixed group.
         CHECK(l.name == "opk_rms_fwd_twice_bf16_g256x2");
         CHECK(l.block == 256);
         CHECK(l.grid == 3);
@@ -223,7 +223,7 @@ TEST_CASE("rocm: the host picks the fixed-group, exact and register-sum kernels 
             RocmTensor xl({3, n}, kBf16), yl({3, n}, kBf16), wl({n}, kBf16);
             l = first_launch_of(
                 [&] { return opkit_rms_norm_forward(xl.get(), wl.get(), 1e-6f, 0.0f, yl.get(), rstd.get(), nullptr); });
-            CHECK(l.name == (n == 8192 ? "opk_rms_fwd_twice_block_row_bf16_g512x2" : "opk_rms_fwd_fixed_bf16_g512"));
+            CHECK(l.name == (n == 8192 ? "opk_rms_fwd_twice_block_row_bf16_g512x2" : "opk_rms_fwd_twice_block_row_bf16_g512x4"));
             CHECK(l.block == 512);
             CHECK(l.grid == 3);
         }

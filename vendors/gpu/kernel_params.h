@@ -393,8 +393,9 @@ constexpr int kBwdBlockRowResident = 1024;
 // bench/results/2026-12-01-s38/r3), ms: bf16 32768x4096 0.1344-0.1363 -> 0.1324-0.1338 (256
 // x 2), 8192x8192 0.0724-0.0727 -> 0.0702-0.0708 (512 x 2); fp32 32768x4096 0.2588-0.2603
 // -> 0.2562-0.2580 (512 x 2). In the library (r4, gpu_compare A/B, three rounds): bf16
-// 0.987 / 0.985 (rows of 4096 / 8192), f16 0.983 / 0.982, fp32 0.986 (4096). Not taken:
-// 2-byte rows of 16384 at 512 x 4 (harness 0.987, library 1.005-1.006), fp32 rows of 8192
+// 0.987 / 0.985 (rows of 4096 / 8192), f16 0.983 / 0.982, fp32 0.986 (4096). Not taken then:
+// 2-byte rows of 16384 at 512 x 4 (harness 0.987, library 1.005-1.006; taken since the
+// forty-eighth session with the L2 ahead, rms_fwd_twice_l2_ahead below), fp32 rows of 8192
 // (harness 1.01) and 16384 (0.991); the same shapes holding the row ran no faster than the
 // fixed kernels (bf16 256 x 2 at 32768x4096 0.1367 against 0.1332-0.1339; s38 r1).
 // fp32 rows of 16384 at 1024 x 4 (opk_rms_fwd_twice_f32_g1024x4: Inductor's best config for
@@ -419,6 +420,15 @@ constexpr int kBwdBlockRowResident = 1024;
 // (the 2-byte rows of 16384 take a fixed-group kernel one row a block since 23dfc0c,
 // measured 0.995 in that form: rms_fwd_block_row below).
 constexpr int kRmsFwdTwiceResident = 2048;
+// The 2-byte twice kernels ask L2 for x's row kRowPrefetchAheadBytes of rows ahead, as the
+// fixed-group forwards do (norms.cu, twice_row_ahead), and so rows of 16384 take a twice
+// kernel too (512 x 4, one block a row, 32 registers). Measured on the H200 (forty-eighth
+// session, bench/results/2026-12-02-s48/r3/ab-fwd.txt: gpu_compare A/B against the kernels
+// without it, three rounds; bench/experiments/norm-fwd-twice-l2-ahead.patch), time ratios
+// at 32768x4096 / 8192x8192 / 4096x16384: bf16 0.993 / 0.995 / 0.993, f16 0.995 / 0.992 /
+// 0.987 (rows of 16384 against the fixed kernel one block a row, which has the prefetch);
+// fp32's twice kernels 0.998 / 1.002 / 1.000 with it, so they keep none.
+OPK_PARAMS_RULE constexpr bool rms_fwd_twice_l2_ahead(int element_size) { return element_size == 2; }
 // layer_norm's fp32 forward of rows of exactly 2048 packs (8192 floats) on views of at most
 // one outer dimension: opk_ln_fwd_params_f32_g512x4 (OPK_LN_PARAMS_KERNELS, below; ln_forward_params
 // in norms.cu), 512 threads of four packs that load their weight and bias packs beside x at
@@ -751,9 +761,13 @@ OPK_PARAMS_RULE constexpr bool ln_fwd_block_row(int element_size, int threads) {
     }
 // rms_norm's forwards that read the row twice (kRmsFwdTwiceResident says where): fp32 rows
 // of 4096 at 512 x 2, of 8192 at 512 x 4 (with L1 hints) and of 16384 at 1024 x 4; 2-byte
-// rows of 4096 and 8192 at 256 x 2 and 512 x 2, those of 8192 one block a row (block_row).
-#define OPK_RMS_TWICE_2BYTE(stem, dt) \
-    { {stem "_" dt "_g256x2", 256, 2}, {stem "_block_row_" dt "_g512x2", 512, 2, true}, {nullptr, 0, 0} }
+// rows of 4096, 8192 and 16384 at 256 x 2, 512 x 2 and 512 x 4, those of 8192 and 16384 one
+// block a row (block_row).
+#define OPK_RMS_TWICE_2BYTE(stem, dt)                                                               \
+    {                                                                                               \
+        {stem "_" dt "_g256x2", 256, 2}, {stem "_block_row_" dt "_g512x2", 512, 2, true},           \
+            {stem "_block_row_" dt "_g512x4", 512, 4, true}                                         \
+    }
 #define OPK_RMS_TWICE_KERNELS(stem)                                                               \
     {                                                                                             \
         {{stem "_f32_g512x2", 512, 2}, {stem "_f32_g512x4", 512, 4}, {stem "_f32_g1024x4", 1024, 4}}, \

@@ -277,12 +277,23 @@ OPK_DEV float packs_sum(const uint4 (&raw)[C], F&& f) {
     return s;
 }
 
+// The 2-byte twice kernels' L2 ahead (rms_fwd_twice_l2_ahead in kernel_params.h): the
+// block's first thread asks L2 for x's row kRowPrefetchAheadBytes of rows past r, as
+// prefetch_row_ahead does for the fixed-group kernels (flat rows here: no row walk).
+template <typename T, int G, int C>
+OPK_DEV void twice_row_ahead(const NormArgs& a, int64_t r, int64_t lane) {
+    constexpr int64_t bytes = int64_t(G) * C * 16;
+    constexpr int64_t ahead = rows_ahead(bytes, kRowPrefetchAheadBytes);
+    if (lane == 0 && r + ahead < a.rows) prefetch_l2(flat_row_ptr<const T>(a.x, r + ahead), uint32_t(bytes));
+}
+
 // rms_norm's forward of rows of exactly G x C packs on views of at most one outer dimension
 // (kRmsFwdTwiceResident in kernel_params.h says where, with its measurements): one block a
 // row, read twice -- the sum of squares over x loaded with L2's evict_last policy, then x
 // again (evict_first) with the weight for y -- so that nothing of the row or the weight is
 // live across the row's barrier and the kernel is built for 2048 resident threads at two
-// packs a thread (four for fp32 rows of 16384 at 1024 threads). The row's sum goes through
+// packs a thread (four for fp32 rows of 16384 at 1024 threads and for 2-byte rows of 16384
+// at 512). The row's sum goes through
 // group_sum's fixed-group stage, one barrier a row (on two alternating scratches where the
 // kernel walks rows, one where it takes one: BlockRow); its order, and so every bit of y
 // and rstd, is rms_forward_rows' at the same G and C. The second read asks for every x pack
@@ -295,7 +306,8 @@ OPK_DEV float packs_sum(const uint4 (&raw)[C], F&& f) {
 // takes row blockIdx.x alone, with no row walk (the host launches a block for every row:
 // FixedKernel::block_row), as Inductor's reduction kernels run one program a row; 2-byte
 // rows of 8192, where it measured 0.989 of the walking kernel's time (kRmsFwdTwiceResident
-// in kernel_params.h).
+// in kernel_params.h), and of 16384. The 2-byte kernels ask L2 for a row ahead after their
+// first loads (twice_row_ahead).
 template <typename T, int G, int C, bool L1Hints>
 OPK_DEV void rms_forward_twice_row(const NormArgs& a, const T* w, int64_t lane, int64_t r, float* scratch) {
     constexpr CacheHint first = L1Hints ? CacheHint::keep_l1 : CacheHint::keep;
@@ -308,6 +320,7 @@ OPK_DEV void rms_forward_twice_row(const NormArgs& a, const T* w, int64_t lane, 
     uint4 raw[C];
 #pragma unroll
     for (int i = 0; i < C; ++i) raw[i] = load16<first>(xr + (int64_t(i) * G + lane) * P);
+    if constexpr (rms_fwd_twice_l2_ahead(int(sizeof(T)))) twice_row_ahead<T, G, C>(a, r, lane);
     float ss[1] = {packs_sum<T>(raw, [](float v) { return v * v; })};
     // Fresh: the caller's scratch has no reader left (see rms_forward_twice).
     group_sum<G, 1, true>(ss, scratch);
@@ -1209,6 +1222,8 @@ OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_f16_g256x2, opk_f16, 256)
 OPK_RMS_TWICE_KERNEL_C(opk_rms_fwd_twice_block_row_f16_g512x2, opk_f16, 512, 2, false, true)
 OPK_RMS_TWICE_KERNEL(opk_rms_fwd_twice_bf16_g256x2, opk_bf16, 256)
 OPK_RMS_TWICE_KERNEL_C(opk_rms_fwd_twice_block_row_bf16_g512x2, opk_bf16, 512, 2, false, true)
+OPK_RMS_TWICE_KERNEL_C(opk_rms_fwd_twice_block_row_f16_g512x4, opk_f16, 512, 4, false, true)
+OPK_RMS_TWICE_KERNEL_C(opk_rms_fwd_twice_block_row_bf16_g512x4, opk_bf16, 512, 4, false, true)
 OPK_FIXED_ROW_KERNELS(opk_ln_fwd_fixed, NormArgs, ln_forward_exact)
 // layer_norm's fp32 rows of 8192 with the weight and bias loaded beside x (OPK_LN_PARAMS_KERNELS):
 // the row family's 1024 resident threads on NVIDIA (63 registers, no spills); on AMD 512 a
