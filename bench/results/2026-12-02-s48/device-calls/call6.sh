@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Forty-eighth session, call 6: again (call 5 had the 8192x8192 forward 0.99x compile, 0.0667 ms where the forty-sixth session's run had 0.0663 on the old kernel), seven rounds: the bf16 rms_norm rows of the standing table on the landing
-# (build-check of 2e686e4, ef72821's kernels) against the peers, five rounds, with the copy
+# (build-check of 2e686e4, ef72821's kernels) against the peers, with the copy
 # of each case's bytes. Builds: call 4's. Carry build-var, .whl.
 . bench/device_call.sh r6
 cat build-check/HEAD.txt
