@@ -45,20 +45,16 @@ TEST_CASE("gpu host: rms_norm's 2-byte rows of 8192 and 16384 take a block_row k
     // More rows than the walking kernels' grid (132 SMs x 2 blocks of 512 x 256 waves).
     constexpr int64_t kRows = 200000;
     for (int type : {1, 2}) {  // f16, bf16
+        const std::string dt = type == 1 ? "f16" : "bf16";
         RowPlan p{};
-        const char* k = opkit_gpu::fixed_group_plan(d, kRows, 8192, 2, twice[type], {&x, &y}, &p);
-        REQUIRE(k != nullptr);
-        CHECK(std::string(k) == (type == 1 ? "opk_rms_fwd_twice_block_row_f16_g512x2"
-                                            : "opk_rms_fwd_twice_block_row_bf16_g512x2"));
-        CHECK(p.block == 512);
-        CHECK(p.grid == size_t(kRows));
-        // Rows of 16384: 512 x 4, one block a row too.
-        const char* l = opkit_gpu::fixed_group_plan(d, kRows, 16384, 2, twice[type], {&x, &y}, &p);
-        REQUIRE(l != nullptr);
-        CHECK(std::string(l) == (type == 1 ? "opk_rms_fwd_twice_block_row_f16_g512x4"
-                                            : "opk_rms_fwd_twice_block_row_bf16_g512x4"));
-        CHECK(p.block == 512);
-        CHECK(p.grid == size_t(kRows));
+        // Rows of 8192 at 512 x 2 and of 16384 at 512 x 4, one block a row.
+        for (int packs : {2, 4}) {
+            const char* k = opkit_gpu::fixed_group_plan(d, kRows, 512 * packs * 8, 2, twice[type], {&x, &y}, &p);
+            REQUIRE(k != nullptr);
+            CHECK(std::string(k) == "opk_rms_fwd_twice_block_row_" + dt + "_g512x" + std::to_string(packs));
+            CHECK(p.block == 512);
+            CHECK(p.grid == size_t(kRows));
+        }
         // Rows of 4096 take the 256 x 2 kernel, which walks its rows: its grid is capped.
         const char* w = opkit_gpu::fixed_group_plan(d, kRows, 4096, 2, twice[type], {&x, &y}, &p);
         REQUIRE(w != nullptr);
