@@ -383,7 +383,7 @@ constexpr int kBwdBlockRowPacks = 4;
 constexpr int kBwdBlockRowResident = 1024;
 // rms_norm's forward of rows of exactly threads x chunks packs (OPK_RMS_TWICE_KERNELS,
 // below) on views of at most one outer dimension: opk_rms_fwd_twice_<dtype>_g<threads>x<packs>
-// (2-byte rows of 8192: opk_rms_fwd_twice_block_row_<dtype>_g512x2, below), one block a row
+// (2-byte rows of 8192 and 16384: opk_rms_fwd_twice_block_row_<dtype>_g512x<packs>, below), one block a row
 // that reads the row twice, as Inductor's kernels do -- the sum of squares
 // over x loaded with L2's evict_last policy, then x again (evict_first) and the weight for y
 // -- so that no register holds a row or the weight across the row's barrier; two packs a
@@ -417,12 +417,14 @@ constexpr int kBwdBlockRowResident = 1024;
 // rounds (s43 r3/ab-tb.txt), bf16 8192x8192 0.0670 -> 0.0663 ms (0.989, faster in every
 // round), so 2-byte rows of 8192 take it (opk_rms_fwd_twice_block_row_<dtype>_g512x2); bf16
 // rows of 4096 1.002 and 16384 (not a twice kernel) 1.002, fp32 0.999-1.001: those walk
-// (the 2-byte rows of 16384 take a fixed-group kernel one row a block since 23dfc0c,
-// measured 0.995 in that form: rms_fwd_block_row below).
+// (the 2-byte rows of 16384 took a fixed-group kernel one row a block from 23dfc0c,
+// measured 0.995 in that form: rms_fwd_block_row below; a twice kernel since the
+// forty-eighth session, below).
 constexpr int kRmsFwdTwiceResident = 2048;
 // The 2-byte twice kernels ask L2 for x's row kRowPrefetchAheadBytes of rows ahead, as the
 // fixed-group forwards do (norms.cu, twice_row_ahead), and so rows of 16384 take a twice
-// kernel too (512 x 4, one block a row, 32 registers). Measured on the H200 (forty-eighth
+// kernel too (512 x 4, one block a row, 32 registers and no spill on sm_90: cuobjdump and
+// scripts/check-cuda-spills.py on the build VM). Measured on the H200 (forty-eighth
 // session, bench/results/2026-12-02-s48/r3/ab-fwd.txt: gpu_compare A/B against the kernels
 // without it, three rounds; bench/experiments/norm-fwd-twice-l2-ahead.patch), time ratios
 // at 32768x4096 / 8192x8192 / 4096x16384: bf16 0.993 / 0.995 / 0.993, f16 0.995 / 0.992 /
@@ -711,7 +713,9 @@ namespace opk {
 // every fixed-group forward so (bench/experiments/fixed-forward-block-row.patch), on the
 // H200 (bench/results/2026-12-02-s44/r1, three rounds, time ratios against walking):
 // softmax bf16 rows of 8192 0.993, rms_norm bf16 rows of 16384 0.995, layer_norm fp32
-// rows of 16384 0.997: these take it. The others walk: 0.997 to 1.000, or slower (softmax
+// rows of 16384 0.997: these take it (rms_norm_forward no longer launches its 2-byte g512
+// kernels: since the forty-eighth session its twice table, tried first, takes those rows,
+// and passes them over only where the fixed kernels' one-row grid would be passed over too). The others walk: 0.997 to 1.000, or slower (softmax
 // bf16 rows of 4096 1.075, whose kernel spills 12 bytes in that form; rows of 16384 1.017), and
 // softmax's fp32 rows of 16384 (0.997 on the H200), whose kernel so spilled on AMD (124
 // bytes of scratch a lane on gfx90a, against none walking). f16 follows bf16 (the same

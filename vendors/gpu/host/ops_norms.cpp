@@ -43,7 +43,7 @@ const char* const kLnFwdWide[3] = {"opk_ln_fwd_f32_c0", "opk_ln_fwd_wide_f32", "
 const opk::FixedKernel kRmsFwdFixed[3][3] = OPK_RMS_FWD_FIXED_KERNELS;
 const opk::FixedKernel kLnFwdFixed[3][3] = OPK_LN_FWD_FIXED_KERNELS;
 // rms_norm's rows exact for a kernel that reads them twice (kRmsFwdTwiceResident says which:
-// fp32 rows of 4096, 8192 and 16384, 2-byte rows of 4096 and 8192), ahead of kRmsFwdFixed.
+// fp32 and 2-byte rows of 4096, 8192 and 16384), ahead of kRmsFwdFixed.
 const opk::FixedKernel kRmsFwdTwice[3][3] = OPK_RMS_TWICE_KERNELS("opk_rms_fwd_twice");
 // layer_norm's fp32 rows of 8192 with weight and bias loaded beside x (kernel_params.h's
 // OPK_LN_PARAMS_KERNELS), ahead of kLnFwdFixed.
