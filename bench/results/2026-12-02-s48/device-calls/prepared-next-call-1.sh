@@ -13,7 +13,9 @@
 #    Liger-Kernel at 8192x8192 (0.98x). A/B three rounds in bf16 and f16 against HEAD's
 #    vendor. A landing would then need its softmax cases on both vendors (build its rocm
 #    vendor too), both conformance runs and its tests' expectations (test_rocm_no_device's
-#    softmax picks).
+#    softmax picks). With the patch and OPK_EXP_SOFTMAX_TWICE=1, Debian's hipcc built its
+#    kernels for the six AMD targets and the AMD code-object gate passed (239 kernels; build
+#    VM, in a CI clone).
 # Builds: bench/prepare_device_builds.sh check;
 #   OPKIT_PREPARE_ROCM=0 bench/prepare_device_builds.sh variant smtw \
 #     bench/experiments/softmax-fwd-twice-l2-ahead.patch OPK_EXP_SOFTMAX_TWICE=1
