@@ -715,7 +715,8 @@ namespace opk {
 // softmax bf16 rows of 8192 0.993, rms_norm bf16 rows of 16384 0.995, layer_norm fp32
 // rows of 16384 0.997: these take it (rms_norm_forward no longer launches its 2-byte g512
 // kernels: since the forty-eighth session its twice table, tried first, takes those rows,
-// and passes them over only where the fixed kernels' one-row grid would be passed over too). The others walk: 0.997 to 1.000, or slower (softmax
+// and passes them over only where the fixed kernels' one-row grid would be passed over
+// too). The others walk: 0.997 to 1.000, or slower (softmax
 // bf16 rows of 4096 1.075, whose kernel spills 12 bytes in that form; rows of 16384 1.017), and
 // softmax's fp32 rows of 16384 (0.997 on the H200), whose kernel so spilled on AMD (124
 // bytes of scratch a lane on gfx90a, against none walking). f16 follows bf16 (the same

@@ -279,7 +279,11 @@ OPK_DEV float packs_sum(const uint4 (&raw)[C], F&& f) {
 
 // The 2-byte twice kernels' L2 ahead (rms_fwd_twice_l2_ahead in kernel_params.h): the
 // block's first thread asks L2 for x's row kRowPrefetchAheadBytes of rows past r, as
-// prefetch_row_ahead does for the fixed-group kernels (flat rows here: no row walk).
+// prefetch_row_ahead does for the fixed-group kernels (flat rows here: no row walk). It is
+// prefetch_row_ahead's flat twin on purpose: given a Flat switch and called here instead,
+// prefetch_row_ahead left every other kernel's SASS as it was but nvcc scheduled these six
+// twice kernels differently (392 against 400 SASS lines at bf16 256 x 2), which is not the
+// code the forty-eighth session measured, so the measured form stays.
 template <typename T, int G, int C>
 OPK_DEV void twice_row_ahead(const NormArgs& a, int64_t r, int64_t lane) {
     constexpr int64_t bytes = int64_t(G) * C * 16;
