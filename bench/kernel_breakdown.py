@@ -17,6 +17,8 @@ compiles on its first call, which kernel_times makes before it profiles.) --behi
 profiles the calls again as gpu_compare times them, each behind the spin kernel between
 two events: the events' time beyond the kernels' span in the same calls (the call's part
 outside its kernels), and how long after the spin the first kernel starts (the lead).
+The implementation "copy" is gpu_compare.py's copy of each case's bytes (torch's own copy
+kernel): a lead and a tail from a kernel of libtorch beside opkit's and Triton's.
 """
 import argparse
 import collections
@@ -27,7 +29,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from gpu_compare import DT, selected_cases, substring_filter, timed  # noqa: E402
+from gpu_compare import DT, same_size_copy, selected_cases, substring_filter, timed  # noqa: E402
 from spin_calls import calls_behind_spin  # noqa: E402
 
 
@@ -115,6 +117,8 @@ def main():
             for c in cases:
                 for impl in args.impls.split(","):
                     fn = c.fns.get(impl)
+                    if impl == "copy" and c.bytes:  # torch's copy of the case's bytes, as gpu_compare's
+                        fn = same_size_copy(c.bytes)
                     if fn is None:  # the case has no such implementation (Liger's rope, say)
                         continue
                     per = kernel_times(fn, args.calls)
