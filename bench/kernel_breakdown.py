@@ -17,8 +17,9 @@ compiles on its first call, which kernel_times makes before it profiles.) --behi
 profiles the calls again as gpu_compare times them, each behind the spin kernel between
 two events: the events' time beyond the kernels' span in the same calls (the call's part
 outside its kernels), and how long after the spin the first kernel starts (the lead).
-The implementation "copy" is gpu_compare.py's copy of each case's bytes (torch's own copy
-kernel): a lead and a tail from a kernel of libtorch beside opkit's and Triton's.
+The implementation "copy" is a device-to-device copy of each case's bytes (gpu_compare.py's
+same_size_copy, here for every case with bytes): a lead and a tail from a plain memcpy
+beside opkit's and Triton's kernels.
 """
 import argparse
 import collections
@@ -117,7 +118,7 @@ def main():
             for c in cases:
                 for impl in args.impls.split(","):
                     fn = c.fns.get(impl)
-                    if impl == "copy" and c.bytes:  # torch's copy of the case's bytes, as gpu_compare's
+                    if impl == "copy" and c.bytes:  # a memcpy of the case's bytes (gpu_compare's same_size_copy)
                         fn = same_size_copy(c.bytes)
                     if fn is None:  # the case has no such implementation (Liger's rope, say)
                         continue

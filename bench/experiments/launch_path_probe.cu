@@ -1,12 +1,13 @@
 // Does the way opkit loads and launches a kernel cost time around it? Not part of the build.
 //
 // Why: kernel_breakdown.py --behind-spin (the forty-ninth session's call 5,
-// bench/results/2026-12-02-s49/r5/kb-leads.txt) put opkit's calls 0.2-0.6 us longer
-// outside their kernels than torch.compile's, Liger-Kernel's, eager's and torch's own copy
-// at five ops (rms_norm and softmax forwards, the softmax backward, the swiglu and
-// embedding forwards; bf16, 8192x8192): opkit's lead from the spin's end to its kernel
-// 3.25-3.49 us against the others' 3.17-3.34, its events beyond the kernel's span
-// 3.14-3.58 us against 2.86-3.33. That is the size of several remaining sub-1 % misses.
+// bench/results/2026-12-02-s49/r5/kb-leads.txt; calls under the profiler) put opkit's
+// events beyond its kernel's span the longest at four of five bf16 ops (the rms_norm and
+// softmax forwards, the softmax backward, the swiglu forward at 8192x8192; not the
+// embedding forward at V 128256 x D 4096, 8192 ids), 3.14-3.58 us against 2.86-3.33 for
+// torch.compile, Liger-Kernel, eager and torch's copy, and its lead from the spin's end to
+// its kernel 3.25-3.49 us against their 3.17-3.50 (the longest at three of the five): a few
+// tenths of a microsecond, the size of several remaining sub-1 % misses.
 // The forty-fourth session's launch_param_bytes.cu found a kernel's parameter size worth
 // at most a tick or two (0.03-0.06 us) with kernels launched the runtime's way. What opkit
 // does differently from libtorch and Triton, besides its parameters: its kernels come from
