@@ -23,6 +23,7 @@
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -o lpb bench/experiments/launch_param_bytes.cu
 //   ./lpb         # on the GPU machine; a line per kernel and size, us
+#include "behind_spin.cuh"
 #include "cuda_check.cuh"
 
 #include <cuda_runtime.h>
@@ -34,11 +35,8 @@
 
 namespace lpb {
 
-__global__ void spin(long long cycles) {
-    const long long t0 = clock64();
-    while (clock64() - t0 < cycles) {
-    }
-}
+using behind_spin::kSpinCycles;
+using behind_spin::spin;
 
 // N bytes of parameters in all: the output pointers and a pad filling the rest.
 template <int N>
@@ -64,7 +62,6 @@ __global__ void copy(const Params<N> p) {
 constexpr long long kPacks = (64ll << 20) / 16;
 constexpr int kBlock = 256;
 constexpr int kCalls = 200;
-constexpr long long kSpinCycles = 2'000'000;
 
 // The median of (b - a) over kCalls calls of the kernel behind a spin, us.
 template <int N, bool Copy>

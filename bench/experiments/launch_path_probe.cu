@@ -31,6 +31,7 @@
 //        bench/experiments/launch_path_probe.cu -lcuda
 //   ./launch_path_probe build-gpu/vendors/cuda/fatbin/norms.fatbin   # on the GPU machine
 #include "../../vendors/gpu/norms.cu"
+#include "behind_spin.cuh"
 #include "cuda_check.cuh"
 
 #include <cuda.h>
@@ -57,11 +58,8 @@ namespace lpp {
         }                                                                             \
     } while (0)
 
-__global__ void spin(long long cycles) {
-    const long long t0 = clock64();
-    while (clock64() - t0 < cycles) {
-    }
-}
+using behind_spin::kSpinCycles;
+using behind_spin::spin;
 
 // Fills n halfwords with a pattern of small finite bf16 values.
 __global__ void fill(uint16_t* p, int64_t n, uint32_t seed) {
@@ -73,7 +71,6 @@ __global__ void fill(uint16_t* p, int64_t n, uint32_t seed) {
 }
 
 constexpr int64_t kRows = 8192, kCols = 8192;
-constexpr long long kSpinCycles = 2000000;  // about 1 ms, as gpu_compare.py's spin
 constexpr int kCalls = 200, kRounds = 5;
 
 struct Path {
