@@ -1,6 +1,7 @@
 // Element-wise ops: SwiGLU and GeGLU (forward, backward), axpy, and the beta scaling that
-// matmul needs when K = 0. One thread per 16-byte pack; tensors that are dense end to
-// end arrive as a single row, so the common case does no index division at all.
+// matmul needs when K = 0. One thread per 16-byte pack (per 8 bytes in the dense kernels
+// that kernel_params.h's EwDenseAccess names); tensors that are dense end to end arrive as
+// a single row, so the common case does no index division at all.
 #include "rows.cuh"
 
 namespace opk {
@@ -140,27 +141,95 @@ OPK_DEV void elementwise(const ElementwiseArgs& a) {
     }
 }
 
+// The dense kernel at 8 bytes a thread of each tensor (half a pack; kernel_params.h's
+// EwDenseAccess says where, with the measurements): every tensor one row of n elements,
+// whole 8-byte accesses where every view is 16-byte aligned (vec) and the access lies
+// inside n, element by element otherwise. Words, not punned arrays (rows.cuh's rule for
+// AMD).
+template <typename T, class Op>
+OPK_DEV void elementwise_dense_half(const ElementwiseArgs& a) {
+    constexpr int H = 8 / int(sizeof(T)), NI = Op::nin, NO = Op::nout;
+    static_assert(NI > 0, "the half-pack kernel reads its inputs");
+    const int64_t n = a.n, halves = (n + H - 1) / H;
+    bool vec = true;
+#pragma unroll
+    for (int j = 0; j < NI + NO; ++j) vec = vec && a.t[j].vec;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < halves;
+         i += int64_t(gridDim.x) * blockDim.x) {
+        const int64_t e = i * H;
+        const bool whole = vec && e + H <= n;
+        float in[NI][H];
+        if (whole) {
+            uint2 raw[NI];  // every input in flight before any is converted
+#pragma unroll
+            for (int j = 0; j < NI; ++j) raw[j] = *reinterpret_cast<const uint2*>(static_cast<const T*>(a.t[j].data) + e);
+#pragma unroll
+            for (int j = 0; j < NI; ++j) {
+                unpack_word<T, H>(raw[j].x, 0, in[j]);
+                unpack_word<T, H>(raw[j].y, 1, in[j]);
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < NI; ++j)
+#pragma unroll
+                for (int k = 0; k < H; ++k)
+                    in[j][k] = e + k < n ? to_f32(static_cast<const T*>(a.t[j].data)[e + k]) : 0.0f;
+        }
+        float out[NO][H];
+#pragma unroll
+        for (int k = 0; k < H; ++k) {
+            float x[NI], y[NO];
+#pragma unroll
+            for (int j = 0; j < NI; ++j) x[j] = in[j][k];
+            Op::template apply<sizeof(T) == 2>(x, y, a.alpha);
+#pragma unroll
+            for (int j = 0; j < NO; ++j) out[j][k] = y[j];
+        }
+#pragma unroll
+        for (int j = 0; j < NO; ++j) {
+            T* row = static_cast<T*>(a.t[NI + j].data);
+            if (whole) {
+                *reinterpret_cast<uint2*>(row + e) = make_uint2(pack_word<T, H>(out[j], 0), pack_word<T, H>(out[j], 1));
+            } else {
+#pragma unroll
+                for (int k = 0; k < H; ++k)
+                    if (e + k < n) row[e + k] = from_f32<T>(out[j][k]);
+            }
+        }
+    }
+}
+
+// A kernel's body: the dense kernels at the access EwDenseAccess gives their type.
+template <typename T, class Op, bool Dense, int DenseBytes>
+OPK_DEV void elementwise_body(const ElementwiseArgs& a) {
+    static_assert(DenseBytes == 16 || (Dense && DenseBytes == 8), "a pack, or half a pack for dense tensors");
+    if constexpr (DenseBytes == 8)
+        elementwise_dense_half<T, Op>(a);
+    else
+        elementwise<T, Op, Dense>(a);
+}
+
 }  // namespace
 }  // namespace opk
 
 using namespace opk;
 
-#define OPK_EW_KERNEL(name, T, Op, dense) \
-    OPK_KERNEL(name, 256)(const ElementwiseArgs a) { elementwise<T, Op, dense>(a); }
-#define OPK_EW_KERNELS(stem, Op)                       \
-    OPK_EW_KERNEL(stem##_f32, float, Op, false)        \
-    OPK_EW_KERNEL(stem##_f16, opk_f16, Op, false)      \
-    OPK_EW_KERNEL(stem##_bf16, opk_bf16, Op, false)    \
-    OPK_EW_KERNEL(stem##_dense_f32, float, Op, true)   \
-    OPK_EW_KERNEL(stem##_dense_f16, opk_f16, Op, true) \
-    OPK_EW_KERNEL(stem##_dense_bf16, opk_bf16, Op, true)
+#define OPK_EW_KERNEL(name, T, Op, dense, bytes) \
+    OPK_KERNEL(name, 256)(const ElementwiseArgs a) { elementwise_body<T, Op, dense, bytes>(a); }
+#define OPK_EW_KERNELS(stem, Op, access)                                                  \
+    OPK_EW_KERNEL(stem##_f32, float, Op, false, 16)                                       \
+    OPK_EW_KERNEL(stem##_f16, opk_f16, Op, false, 16)                                     \
+    OPK_EW_KERNEL(stem##_bf16, opk_bf16, Op, false, 16)                                   \
+    OPK_EW_KERNEL(stem##_dense_f32, float, Op, true, ew_dense_bytes(access, 4))           \
+    OPK_EW_KERNEL(stem##_dense_f16, opk_f16, Op, true, ew_dense_bytes(access, 2))         \
+    OPK_EW_KERNEL(stem##_dense_bf16, opk_bf16, Op, true, ew_dense_bytes(access, 2))
 
-OPK_EW_KERNELS(opk_swiglu_fwd, GatedForward<Silu>)
-OPK_EW_KERNELS(opk_swiglu_bwd, GatedBackward<Silu>)
-OPK_EW_KERNELS(opk_geglu_erf_fwd, GatedForward<GeluErf>)
-OPK_EW_KERNELS(opk_geglu_erf_bwd, GatedBackward<GeluErf>)
-OPK_EW_KERNELS(opk_geglu_tanh_fwd, GatedForward<GeluTanh>)
-OPK_EW_KERNELS(opk_geglu_tanh_bwd, GatedBackward<GeluTanh>)
-OPK_EW_KERNELS(opk_axpy, Axpy)
-OPK_EW_KERNELS(opk_scale, Scale)
-OPK_EW_KERNELS(opk_zero, Zero)
+OPK_EW_KERNELS(opk_swiglu_fwd, GatedForward<Silu>, kEwDensePack)
+OPK_EW_KERNELS(opk_swiglu_bwd, GatedBackward<Silu>, kSwigluBwdDense)
+OPK_EW_KERNELS(opk_geglu_erf_fwd, GatedForward<GeluErf>, kEwDensePack)
+OPK_EW_KERNELS(opk_geglu_erf_bwd, GatedBackward<GeluErf>, kEwDensePack)
+OPK_EW_KERNELS(opk_geglu_tanh_fwd, GatedForward<GeluTanh>, kEwDensePack)
+OPK_EW_KERNELS(opk_geglu_tanh_bwd, GatedBackward<GeluTanh>, kGeluTanhBwdDense)
+OPK_EW_KERNELS(opk_axpy, Axpy, kEwDensePack)
+OPK_EW_KERNELS(opk_scale, Scale, kEwDensePack)
+OPK_EW_KERNELS(opk_zero, Zero, kEwDensePack)

@@ -231,8 +231,11 @@ inline size_t one_pack_per_thread_grid(int64_t packs) {
 
 // Runs an element-wise kernel family (names: OPK_EW_NAMES) over same-shape tensors, inputs
 // first; ops_elementwise.cpp, also used by matmul (beta scaling when K = 0).
+// dense_access: the bytes a thread of the dense kernels moves of each tensor (as the device
+// file builds them, kernel_params.h's EwDenseAccess).
 opkit_status run_elementwise(const char* op, const char* const (&names)[2][3],
-                             const std::vector<const opkit_tensor*>& ts, float alpha, opkit_stream stream);
+                             const std::vector<const opkit_tensor*>& ts, float alpha, opkit_stream stream,
+                             opk::EwDenseAccess dense_access = opk::kEwDensePack);
 
 inline opkit_status need_float(const char* op, const opkit_tensor* t, int* type) {
     *type = float_type(t);

@@ -7,7 +7,8 @@
 namespace opkit_gpu {
 
 opkit_status run_elementwise(const char* op, const char* const (&names)[2][3],
-                             const std::vector<const opkit_tensor*>& ts, float alpha, opkit_stream stream) {
+                             const std::vector<const opkit_tensor*>& ts, float alpha, opkit_stream stream,
+                             opk::EwDenseAccess dense_access) {
     int type;
     OPKIT_GPU_TRY(need_float(op, ts.back(), &type));
     for (const opkit_tensor* t : ts) OPKIT_GPU_TRY(check_element_aligned(op, "a tensor", t));
@@ -24,7 +25,8 @@ opkit_status run_elementwise(const char* op, const char* const (&names)[2][3],
     a.n = dense ? numel(shape) : inner_of(shape);
     for (size_t i = 0; i < ts.size(); ++i) a.t[i] = dense ? flat_view(ts[i]) : rows_view(ts[i], ts[i]->ndim - 1);
     a.alpha = alpha;
-    const int64_t pack = int64_t(16 / element_size(shape));
+    const int es = int(element_size(shape));
+    const int64_t pack = int64_t((dense ? opk::ew_dense_bytes(dense_access, es) : 16) / es);  // elements a thread
     const int64_t packs = a.rows * ((a.n + pack - 1) / pack);
     const size_t grid = dense ? one_pack_per_thread_grid(packs) : pack_grid(d, packs);
     return launch(d, Module::elementwise, names[dense][type], grid, 256, stream, a);
@@ -54,7 +56,7 @@ opkit_status run(const args::swiglu_forward& call) {
 
 opkit_status run(const args::swiglu_backward& call) {
     return run_elementwise("swiglu_backward", kSwigluBwd, {call.dy, call.a, call.b, call.da, call.db}, 0.0f,
-                           call.stream);
+                           call.stream, opk::kSwigluBwdDense);
 }
 
 opkit_status run(const args::geglu_forward& call) {
@@ -63,8 +65,9 @@ opkit_status run(const args::geglu_forward& call) {
 }
 
 opkit_status run(const args::geglu_backward& call) {
-    return run_elementwise("geglu_backward", call.approximate == OPKIT_GELU_TANH ? kGeluTanhBwd : kGeluErfBwd,
-                           {call.dy, call.a, call.b, call.da, call.db}, 0.0f, call.stream);
+    const bool tanh_form = call.approximate == OPKIT_GELU_TANH;
+    return run_elementwise("geglu_backward", tanh_form ? kGeluTanhBwd : kGeluErfBwd, {call.dy, call.a, call.b, call.da, call.db},
+                           0.0f, call.stream, tanh_form ? opk::kGeluTanhBwdDense : opk::kEwDensePack);
 }
 
 opkit_status run(const args::axpy& call) {
