@@ -7,10 +7,9 @@
 // occupancy limit in opkit's kernel (thirty-sixth session). The experiments so far varied
 // the packs a thread as packs i and i + B of a block (elementwise-dense-packs.patch) and the
 // block (elementwise-block-shape.patch), always 16-byte accesses. Inductor's own kernels
-// use narrower accesses where its autotuner picked them: its bf16 gated backward at
-// 4096x16384 loads and stores 4 bytes a thread in blocks of 256
-// (bench/results/2026-12-01-s39/r5/ptx), and its fp32 pointwise kernels of XBLOCK 1024
-// at four warps give a thread 8 consecutive floats, two adjacent 16-byte packs.
+// use other widths where its autotuner picked them: its bf16 gated backward at 4096x16384
+// loads and stores 4 bytes a thread in blocks of 256 (bench/results/2026-12-01-s39/r5/ptx).
+// So: accesses of 4, 8 and 16 bytes, one or two adjacent ones a thread.
 //
 // What: each line runs the same op on the same dense tensors, the lines alternating in
 // each round; each call queued behind a spin kernel, events around it, the median of the
