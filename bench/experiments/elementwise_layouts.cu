@@ -39,7 +39,6 @@
 namespace ewl {
 
 using behind_spin::kSpinCycles;
-using behind_spin::spin;
 
 constexpr int kCalls = 100, kRounds = 3;
 
@@ -112,28 +111,6 @@ __global__ void layout(const opk::ElementwiseArgs a) {
             Access<W>::store(static_cast<char*>(a.t[NI + j].data) + (first + k) * W, out[j][k]);
 }
 
-float median_behind_spin(const std::function<void()>& launch) {
-    cudaEvent_t a, b;
-    CHECK_CUDA(cudaEventCreate(&a));
-    CHECK_CUDA(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int i = 0; i < kCalls; ++i) {
-        spin<<<1, 1>>>(kSpinCycles);
-        CHECK_CUDA(cudaEventRecord(a, 0));
-        launch();
-        CHECK_CUDA(cudaEventRecord(b, 0));
-        CHECK_CUDA(cudaEventSynchronize(b));
-        float ms = 0;
-        CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms * 1000.0f);
-    }
-    CHECK_CUDA(cudaGetLastError());
-    CHECK_CUDA(cudaEventDestroy(a));
-    CHECK_CUDA(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
-
 // Inputs of small finite values (words of a fixed pattern, exponent bits cleared).
 __global__ void fill(uint32_t* p, int64_t words, uint32_t seed, bool f32) {
     for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += int64_t(gridDim.x) * blockDim.x) {
@@ -189,7 +166,7 @@ void run_op(const char* op, const char* dtype, const opk::ElementwiseArgs& base,
         bad += !ok;
     }
     for (int r = 0; r < kRounds; ++r)
-        for (auto& l : lines) l.us.push_back(median_behind_spin(l.launch));
+        for (auto& l : lines) l.us.push_back(behind_spin::median_us(l.launch, kCalls));
     std::vector<float> lib_us = lines[0].us;
     for (auto& l : lines) {
         std::printf("%-18s %-5s %-12s", op, dtype, l.name.c_str());

@@ -22,6 +22,9 @@
 //                      this row's packs
 //   loop2 G            the same with the next row's packs asked for before this row's
 //                      stores (two rows' packs in registers)
+//   words8 BB UU       the library's launch shape with 8-byte words instead of packs: B
+//                      threads of U words of one row (added after the fiftieth session's
+//                      call 1, not yet run)
 //   memcpy             cudaMemcpyAsync reading and writing the gather's bytes (67 MB each in
 //                      bf16: gpu_compare.py's same-size `copy`), and of 1 GiB (its copy
 //                      bandwidth: read + write over time)
@@ -31,6 +34,7 @@
 #include "../../vendors/gpu/embedding.cu"
 #include "behind_spin.cuh"
 #include "cuda_check.cuh"
+#include "embedding_fixture.cuh"
 
 #include <cuda_runtime.h>
 
@@ -44,7 +48,6 @@
 namespace efa {
 
 using behind_spin::kSpinCycles;
-using behind_spin::spin;
 
 constexpr int kB = 128, kU = 2;  // the library's block and packs a thread
 constexpr int kCalls = 200, kRounds = 5;
@@ -95,6 +98,25 @@ __global__ void __launch_bounds__(kB) rows_r(const opk::EmbeddingArgs a) {
         if (k0 + j < a.count) store_part<T>(a, k0 + j, c0, packs, v[j]);
 }
 
+// 8-byte words instead of 16-byte packs (the fiftieth session found them faster in the
+// gated backwards, elementwise_layouts.cu): B threads of U words of one row a block, x the
+// part of the row, y the row, as the library's kernel. Valid ids only (the experiment's).
+template <int B, int U>
+__global__ void __launch_bounds__(B) words8(const opk::EmbeddingArgs a, int64_t row_words) {
+    const int64_t c0 = int64_t(blockIdx.x) * (B * U) + threadIdx.x;
+    for (int64_t k = blockIdx.y; k < a.count; k += gridDim.y) {
+        const uint2* src = reinterpret_cast<const uint2*>(static_cast<const char*>(a.weight)) + id_of(a, k) * row_words;
+        uint2* dst = reinterpret_cast<uint2*>(a.rows.data) + k * row_words;
+        uint2 v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            if (c0 + u * B < row_words) v[u] = src[c0 + u * B];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            if (c0 + u * B < row_words) dst[c0 + u * B] = v[u];
+    }
+}
+
 // gridDim.y rows walk the ids; the next id is asked for before this row's packs.
 template <typename T>
 __global__ void __launch_bounds__(kB) loop_ahead(const opk::EmbeddingArgs a) {
@@ -133,28 +155,6 @@ __global__ void __launch_bounds__(kB) loop_ahead2(const opk::EmbeddingArgs a) {
     }
 }
 
-float median_behind_spin(const std::function<void()>& launch) {
-    cudaEvent_t a, b;
-    CHECK_CUDA(cudaEventCreate(&a));
-    CHECK_CUDA(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int i = 0; i < kCalls; ++i) {
-        spin<<<1, 1>>>(kSpinCycles);
-        CHECK_CUDA(cudaEventRecord(a, 0));
-        launch();
-        CHECK_CUDA(cudaEventRecord(b, 0));
-        CHECK_CUDA(cudaEventSynchronize(b));
-        float ms = 0;
-        CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms * 1000.0f);
-    }
-    CHECK_CUDA(cudaGetLastError());
-    CHECK_CUDA(cudaEventDestroy(a));
-    CHECK_CUDA(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
-
 struct Line {
     std::string name;
     std::function<void()> launch;
@@ -181,41 +181,11 @@ int main() {
                 sms, kCalls, kSpinCycles);
     for (int es : {2, 4}) {
         const int64_t row_bytes = D * es, packs = row_bytes / 16;
-        char *w, *y, *yref;
-        int64_t* ids;
-        CHECK_CUDA(cudaMalloc(&w, V * row_bytes));
+        const emb_fixture::Table tab(V, D, count, es);
+        char *y, *yref;
         CHECK_CUDA(cudaMalloc(&y, count * row_bytes));
         CHECK_CUDA(cudaMalloc(&yref, count * row_bytes));
-        CHECK_CUDA(cudaMalloc(&ids, count * 8));
-        std::vector<int64_t> hid(count);
-        unsigned long long x = 88172645463325252ull;
-        for (auto& v : hid) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            v = int64_t(x % uint64_t(V));
-        }
-        CHECK_CUDA(cudaMemcpy(ids, hid.data(), count * 8, cudaMemcpyHostToDevice));
-        std::vector<unsigned> hw(V * row_bytes / 4);
-        for (size_t i = 0; i < hw.size(); ++i) hw[i] = unsigned(i * 2654435761u);
-        CHECK_CUDA(cudaMemcpy(w, hw.data(), V * row_bytes, cudaMemcpyHostToDevice));
-        // The arguments as the library's host builds them for contiguous ids and y.
-        opk::EmbeddingArgs a{};
-        a.weight = w;
-        a.weight_stride = D;
-        a.weight_vec = 1;
-        a.ids64 = 1;
-        a.ids.data = ids;
-        a.ids.nd = 1;
-        a.ids.size[0] = count;
-        a.ids.stride[0] = 1;
-        a.ids.vec = 1;
-        a.rows.data = y;
-        a.rows.nd = 1;
-        a.rows.size[0] = count;
-        a.rows.stride[0] = D;
-        a.rows.vec = 1;
-        a.count = count;
-        a.V = V;
-        a.D = D;
+        const opk::EmbeddingArgs a = tab.args(y);
         opk::EmbeddingArgs aref = a;
         aref.rows.data = yref;
         const unsigned per_row = unsigned((packs + kB * kU - 1) / (kB * kU));
@@ -224,12 +194,9 @@ int main() {
         // The reference: the library's kernel, checked against the table on the host.
         lib<<<dim3(per_row, unsigned(count)), kB>>>(aref);
         CHECK_CUDA(cudaDeviceSynchronize());
+        const bool ref_ok = tab.gathered(yref);
         std::vector<char> href(count * row_bytes), h(count * row_bytes);
         CHECK_CUDA(cudaMemcpy(href.data(), yref, href.size(), cudaMemcpyDeviceToHost));
-        bool ref_ok = true;
-        for (int64_t k = 0; k < count && ref_ok; ++k)
-            ref_ok = std::memcmp(href.data() + k * row_bytes,
-                                 reinterpret_cast<const char*>(hw.data()) + hid[k] * row_bytes, size_t(row_bytes)) == 0;
         std::printf("%s: the library kernel's rows equal the table's: %s\n", bf ? "bf16" : "f32",
                     ref_ok ? "yes" : "NO");
 
@@ -239,6 +206,15 @@ int main() {
         auto rows4 = bf ? rows_r<opk_bf16, 4> : rows_r<float, 4>;
         lines.push_back({"rows 2", [&] { rows2<<<dim3(per_row, unsigned((count + 1) / 2)), kB>>>(a); }, true, {}});
         lines.push_back({"rows 4", [&] { rows4<<<dim3(per_row, unsigned((count + 3) / 4)), kB>>>(a); }, true, {}});
+        const int64_t words = row_bytes / 8;
+        auto add_words = [&](const char* name, auto kernel, int B, int U) {
+            const unsigned gx = unsigned((words + B * U - 1) / (B * U));
+            lines.push_back({name, [&, kernel, gx, B] { kernel<<<dim3(gx, unsigned(count)), B>>>(a, words); }, true, {}});
+        };
+        add_words("words8 B128 U1", words8<128, 1>, 128, 1);
+        add_words("words8 B256 U1", words8<256, 1>, 256, 1);
+        add_words("words8 B128 U2", words8<128, 2>, 128, 2);
+        add_words("words8 B256 U2", words8<256, 2>, 256, 2);
         auto loop1 = bf ? loop_ahead<opk_bf16> : loop_ahead<float>;
         auto loop2 = bf ? loop_ahead2<opk_bf16> : loop_ahead2<float>;
         // Resident blocks: 16 of 128 threads an SM at 32 registers or fewer.
@@ -266,7 +242,7 @@ int main() {
             bad += !ok;
         }
         for (int round = 0; round < kRounds; ++round)
-            for (auto& l : lines) l.us.push_back(median_behind_spin(l.launch));
+            for (auto& l : lines) l.us.push_back(behind_spin::median_us(l.launch, kCalls));
         const double bytes = 2.0 * count * row_bytes;
         std::vector<float> big_us = lines.back().us;
         std::sort(big_us.begin(), big_us.end());
@@ -283,10 +259,8 @@ int main() {
         }
         std::printf("%s: %d of %zu gathers differ from the library kernel's bytes\n", bf ? "bf16" : "f32", bad,
                     lines.size() - 2);
-        CHECK_CUDA(cudaFree(w));
         CHECK_CUDA(cudaFree(y));
         CHECK_CUDA(cudaFree(yref));
-        CHECK_CUDA(cudaFree(ids));
     }
     CHECK_CUDA(cudaFree(big_src));
     CHECK_CUDA(cudaFree(big_dst));

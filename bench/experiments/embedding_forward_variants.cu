@@ -15,6 +15,7 @@
 //   ./efv        # on the GPU machine: V 128256 x D 4096, 8192 int64 ids, bf16 and f32
 #include "../../vendors/gpu/embedding.cu"
 #include "cuda_check.cuh"
+#include "embedding_fixture.cuh"
 
 #include <cuda_runtime.h>
 
@@ -155,40 +156,13 @@ int main() {
     CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     for (int es : {2, 4}) {
         const long long row_bytes = D * es, packs = row_bytes / 16;
-        char *w, *y, *yref;
-        long long* ids;
-        CHECK_CUDA(cudaMalloc(&w, V * row_bytes));
+        const emb_fixture::Table tab(V, D, count, es);
+        const char* w = tab.w;
+        const long long* ids = reinterpret_cast<const long long*>(tab.ids);
+        char *y, *yref;
         CHECK_CUDA(cudaMalloc(&y, count * row_bytes));
         CHECK_CUDA(cudaMalloc(&yref, count * row_bytes));
-        CHECK_CUDA(cudaMalloc(&ids, count * 8));
-        std::vector<long long> hid(count);
-        unsigned long long x = 88172645463325252ull;
-        for (auto& v : hid) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            v = (long long)(x % V);
-        }
-        CHECK_CUDA(cudaMemcpy(ids, hid.data(), count * 8, cudaMemcpyHostToDevice));
-        std::vector<unsigned> hw(V * row_bytes / 4);
-        for (size_t i = 0; i < hw.size(); ++i) hw[i] = unsigned(i * 2654435761u);
-        CHECK_CUDA(cudaMemcpy(w, hw.data(), V * row_bytes, cudaMemcpyHostToDevice));
-        opk::EmbeddingArgs a{};
-        a.weight = w;
-        a.weight_stride = D;
-        a.weight_vec = 1;
-        a.ids64 = 1;
-        a.ids.data = ids;
-        a.ids.nd = 1;
-        a.ids.size[0] = count;
-        a.ids.stride[0] = 1;
-        a.ids.vec = 1;
-        a.rows.data = yref;
-        a.rows.nd = 1;
-        a.rows.size[0] = count;
-        a.rows.stride[0] = D;
-        a.rows.vec = 1;
-        a.count = count;
-        a.V = V;
-        a.D = D;
+        const opk::EmbeddingArgs a = tab.args(yref);
         auto cur = es == 2 ? opk_emb_fwd_dense_bf16 : opk_emb_fwd_dense_f32;  // what the host picks here
         auto general = es == 2 ? opk_emb_fwd_bf16 : opk_emb_fwd_f32;          // any layout
         const char* name = es == 2 ? "bf16" : "f32";
@@ -209,14 +183,7 @@ int main() {
         const unsigned per_row = unsigned((packs + span - 1) / span);
         const dim3 lib(per_row, unsigned(std::min<long long>(count, 65535)));
         const float t_lib = batch_median_ms([&] { cur<<<lib, opk::kEmbeddingForwardThreads>>>(a); });
-        bool lib_ok = true;  // the reference itself, against the table on the host
-        {
-            std::vector<char> h(count * row_bytes);
-            CHECK_CUDA(cudaMemcpy(h.data(), yref, h.size(), cudaMemcpyDeviceToHost));
-            for (long long k = 0; k < count && lib_ok; ++k)
-                lib_ok = std::memcmp(h.data() + k * row_bytes, reinterpret_cast<const char*>(hw.data()) + hid[k] * row_bytes,
-                                     size_t(row_bytes)) == 0;
-        }
+        const bool lib_ok = tab.gathered(yref);  // the reference itself, against the table on the host
         report("library launch", t_lib, lib_ok);
         opk::EmbeddingArgs af = a;
         af.rows.data = y;
@@ -265,10 +232,8 @@ int main() {
             if (3 * row_bytes * per_sm <= 200 * 1024) runbulk("bulk", bulk<3>, 3, per_sm);
         }
         runbulk("bulk", bulk<2>, 2, 64);  // as many blocks as fit
-        CHECK_CUDA(cudaFree(w));
         CHECK_CUDA(cudaFree(y));
         CHECK_CUDA(cudaFree(yref));
-        CHECK_CUDA(cudaFree(ids));
     }
     return 0;
 }

@@ -59,7 +59,6 @@ namespace lpp {
     } while (0)
 
 using behind_spin::kSpinCycles;
-using behind_spin::spin;
 
 // Fills n halfwords with a pattern of small finite bf16 values.
 __global__ void fill(uint16_t* p, int64_t n, uint32_t seed) {
@@ -73,32 +72,13 @@ __global__ void fill(uint16_t* p, int64_t n, uint32_t seed) {
 constexpr int64_t kRows = 8192, kCols = 8192;
 constexpr int kCalls = 200, kRounds = 5;
 
+template <class Launch>
+float median_us_behind_spin(Launch&& launch) { return behind_spin::median_us(launch, kCalls); }
+
 struct Path {
     const char* name;
     std::vector<float> round_medians;
 };
-
-template <class Launch>
-float median_behind_spin(Launch launch) {
-    cudaEvent_t a, b;
-    CHECK_CUDA(cudaEventCreate(&a));
-    CHECK_CUDA(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int i = 0; i < kCalls; ++i) {
-        spin<<<1, 1>>>(kSpinCycles);
-        CHECK_CUDA(cudaEventRecord(a, 0));
-        launch();
-        CHECK_CUDA(cudaEventRecord(b, 0));
-        CHECK_CUDA(cudaEventSynchronize(b));
-        float ms = 0;
-        CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms * 1000.0f);
-    }
-    CHECK_CUDA(cudaEventDestroy(a));
-    CHECK_CUDA(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
 
 int main(int argc, char** argv) {
     if (argc < 2) {
@@ -166,19 +146,19 @@ int main(int argc, char** argv) {
     Path paths[] = {{"fatbin push/launch/pop", {}}, {"fatbin bare", {}}, {"local <<<>>>", {}},
                     {"local driver", {}},           {"copy (memcpy)", {}}};
     for (int round = 0; round < kRounds; ++round) {
-        paths[0].round_medians.push_back(median_behind_spin([&] {
+        paths[0].round_medians.push_back(median_us_behind_spin([&] {
             CU_CHECK(cuCtxPushCurrent(ctx));
             CU_CHECK(cuLaunchKernel(fat, grid, 1, 1, block, 1, 1, 0, nullptr, p0, nullptr));
             CUcontext popped;
             CU_CHECK(cuCtxPopCurrent(&popped));
         }));
-        paths[1].round_medians.push_back(median_behind_spin(
+        paths[1].round_medians.push_back(median_us_behind_spin(
             [&] { CU_CHECK(cuLaunchKernel(fat, grid, 1, 1, block, 1, 1, 0, nullptr, p1, nullptr)); }));
         paths[2].round_medians.push_back(
-            median_behind_spin([&] { opk_rms_fwd_twice_block_row_bf16_g512x2<<<grid, block>>>(a2); }));
-        paths[3].round_medians.push_back(median_behind_spin(
+            median_us_behind_spin([&] { opk_rms_fwd_twice_block_row_bf16_g512x2<<<grid, block>>>(a2); }));
+        paths[3].round_medians.push_back(median_us_behind_spin(
             [&] { CU_CHECK(cuLaunchKernel(local, grid, 1, 1, block, 1, 1, 0, nullptr, p3, nullptr)); }));
-        paths[4].round_medians.push_back(median_behind_spin(
+        paths[4].round_medians.push_back(median_us_behind_spin(
             [&] { CHECK_CUDA(cudaMemcpyAsync(copy_dst, x, size_t(elems) * 2, cudaMemcpyDeviceToDevice, 0)); }));
         CHECK_CUDA(cudaGetLastError());
     }

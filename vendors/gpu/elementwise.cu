@@ -94,6 +94,20 @@ struct Zero {  // -> 0, reading nothing (beta == 0 must not read c: NaN there st
     OPK_DEV static void apply(const float (&)[1], float (&out)[1], float) { out[0] = 0.0f; }
 };
 
+// Op on each of E elements of its inputs (in[j][k]: input j's element k), in fp32: out[j][k].
+template <typename T, class Op, int E, int NIA>
+OPK_DEV void apply_each(const float (&in)[NIA][E], float (&out)[Op::nout][E], float alpha) {
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+        float x[NIA], y[Op::nout];
+#pragma unroll
+        for (int j = 0; j < Op::nin; ++j) x[j] = in[j][k];
+        Op::template apply<sizeof(T) == 2>(x, y, alpha);
+#pragma unroll
+        for (int j = 0; j < Op::nout; ++j) out[j][k] = y[j];
+    }
+}
+
 template <typename T, bool Dense>
 OPK_DEV T* tensor_row(const RowsView& v, int64_t r) {
     return Dense ? static_cast<T*>(v.data) : row_ptr<T>(v, r);
@@ -127,15 +141,7 @@ OPK_DEV void elementwise(const ElementwiseArgs& a) {
 #pragma unroll
         for (int j = 0; j < NI; ++j) unpack<T, P>(raw[j], in[j]);
         float out[NO][P];
-#pragma unroll
-        for (int k = 0; k < P; ++k) {
-            float x[NIA], y[NO];
-#pragma unroll
-            for (int j = 0; j < NI; ++j) x[j] = in[j][k];
-            Op::template apply<sizeof(T) == 2>(x, y, a.alpha);
-#pragma unroll
-            for (int j = 0; j < NO; ++j) out[j][k] = y[j];
-        }
+        apply_each<T, Op>(in, out, a.alpha);
 #pragma unroll
         for (int j = 0; j < NO; ++j) store_pack<T, P>(tensor_row<T, Dense>(a.t[NI + j], r), c, n, a.t[NI + j].vec, out[j]);
     }
@@ -176,15 +182,7 @@ OPK_DEV void elementwise_dense_half(const ElementwiseArgs& a) {
                     in[j][k] = e + k < n ? to_f32(static_cast<const T*>(a.t[j].data)[e + k]) : 0.0f;
         }
         float out[NO][H];
-#pragma unroll
-        for (int k = 0; k < H; ++k) {
-            float x[NI], y[NO];
-#pragma unroll
-            for (int j = 0; j < NI; ++j) x[j] = in[j][k];
-            Op::template apply<sizeof(T) == 2>(x, y, a.alpha);
-#pragma unroll
-            for (int j = 0; j < NO; ++j) out[j][k] = y[j];
-        }
+        apply_each<T, Op>(in, out, a.alpha);
 #pragma unroll
         for (int j = 0; j < NO; ++j) {
             T* row = static_cast<T*>(a.t[NI + j].data);
