@@ -150,8 +150,8 @@ OPK_DEV void elementwise(const ElementwiseArgs& a) {
 // The dense kernel at 8 bytes a thread of each tensor (half a pack; kernel_params.h's
 // EwDenseAccess says where, with the measurements): every tensor one row of n elements,
 // whole 8-byte accesses where every view is 16-byte aligned (vec) and the access lies
-// inside n, element by element otherwise. Words, not punned arrays (rows.cuh's rule for
-// AMD).
+// inside n, element by element otherwise (every tensor, when any one is not aligned). Words,
+// not punned arrays (rows.cuh's rule for AMD); the loop not unrolled on AMD, as elementwise's.
 template <typename T, class Op>
 OPK_DEV void elementwise_dense_half(const ElementwiseArgs& a) {
     constexpr int H = 8 / int(sizeof(T)), NI = Op::nin, NO = Op::nout;
@@ -160,6 +160,7 @@ OPK_DEV void elementwise_dense_half(const ElementwiseArgs& a) {
     bool vec = true;
 #pragma unroll
     for (int j = 0; j < NI + NO; ++j) vec = vec && a.t[j].vec;
+    OPK_AMD_NO_UNROLL
     for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < halves;
          i += int64_t(gridDim.x) * blockDim.x) {
         const int64_t e = i * H;
