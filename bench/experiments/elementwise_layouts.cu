@@ -14,8 +14,13 @@
 // What: each line runs the same op on the same dense tensors, the lines alternating in
 // each round; each call queued behind a spin kernel, events around it, the median of the
 // round's calls. Outputs compared bit for bit with the library kernel's.
-//   library        opk_<op>_dense_<dtype> at the library's launch (256 threads, one
-//                  16-byte pack a thread, a block per 256 packs)
+//   library        opk_<op>_dense_<dtype> at the library's launch (256 threads a block,
+//                  one access a thread: a 16-byte pack, or since 6027a3d 8 bytes for the
+//                  swiglu backward and fp32 geglu(tanh) backward; the fiftieth session's
+//                  call 2 timed e336f66's kernels, all 16-byte, and the backwards alone)
+//   half body      the library's 8-byte body (elementwise_dense_half: a grid-stride loop,
+//                  the alignment and tail tests) in a kernel of its own, for every op;
+//                  added after that call with the forwards, not yet run
 //   wW kK bB       W bytes an access (4, 8, 16), K adjacent accesses a thread (a thread's
 //                  W x K bytes of each tensor are consecutive), blocks of B threads, one
 //                  block per B x K accesses (no loop), every load of the thread before
@@ -126,13 +131,26 @@ struct Line {
     std::vector<float> us;
 };
 
+// The library's half-pack body (elementwise.cu's elementwise_dense_half) as a kernel of its
+// own, whatever access the library gives the op.
+template <typename T, class Op>
+__global__ void __launch_bounds__(256) half_body(const opk::ElementwiseArgs a) {
+    opk::elementwise_dense_half<T, Op>(a);
+}
+
+// lib_bytes: the bytes a thread of the library's dense kernel moves of each tensor
+// (kernel_params.h's EwDenseAccess), for its launch.
 template <typename T, class Op>
 void run_op(const char* op, const char* dtype, const opk::ElementwiseArgs& base, void (*lib)(opk::ElementwiseArgs),
-            char* const (&out)[2], char* const (&ref)[2], size_t out_bytes) {
+            int lib_bytes, char* const (&ref)[2], size_t out_bytes) {
+    constexpr int NI = Op::nin, NO = Op::nout;
     const int64_t n = base.n;
-    const int64_t packs = n * int64_t(sizeof(T)) / 16;
+    const int64_t lib_accesses = n * int64_t(sizeof(T)) / lib_bytes, halves = n * int64_t(sizeof(T)) / 8;
+    char* out[NO];
+    for (int j = 0; j < NO; ++j) out[j] = static_cast<char*>(base.t[NI + j].data);
     std::vector<Line> lines;
-    lines.push_back({"library", [=] { lib<<<unsigned((packs + 255) / 256), 256>>>(base); }, {}});
+    lines.push_back({"library", [=] { lib<<<unsigned((lib_accesses + 255) / 256), 256>>>(base); }, {}});
+    lines.push_back({"half body", [=] { half_body<T, Op><<<unsigned((halves + 255) / 256), 256>>>(base); }, {}});
     auto add = [&](auto kernel, int W, int K, int B) {
         const int64_t accesses = n * int64_t(sizeof(T)) / W;
         const unsigned grid = unsigned((accesses / K + B - 1) / B);
@@ -146,18 +164,18 @@ void run_op(const char* op, const char* dtype, const opk::ElementwiseArgs& base,
         add(layout<T, Op, 16, 2>, 16, 2, B);
         add(layout<T, Op, 8, 2>, 8, 2, B);
     }
-    // The library's bytes as the reference (outputs base.t[3], base.t[4] are `out`).
+    // The library's bytes as the reference.
     lines[0].launch();
     CHECK_CUDA(cudaDeviceSynchronize());
-    for (int j = 0; j < 2; ++j) CHECK_CUDA(cudaMemcpy(ref[j], out[j], out_bytes, cudaMemcpyDeviceToDevice));
+    for (int j = 0; j < NO; ++j) CHECK_CUDA(cudaMemcpy(ref[j], out[j], out_bytes, cudaMemcpyDeviceToDevice));
     std::vector<char> h1(out_bytes), h2(out_bytes);
     int bad = 0;
     for (size_t i = 1; i < lines.size(); ++i) {
-        for (int j = 0; j < 2; ++j) CHECK_CUDA(cudaMemset(out[j], 0, out_bytes));
+        for (int j = 0; j < NO; ++j) CHECK_CUDA(cudaMemset(out[j], 0, out_bytes));
         lines[i].launch();
         CHECK_CUDA(cudaDeviceSynchronize());
         bool ok = true;
-        for (int j = 0; j < 2; ++j) {
+        for (int j = 0; j < NO; ++j) {
             CHECK_CUDA(cudaMemcpy(h1.data(), out[j], out_bytes, cudaMemcpyDeviceToHost));
             CHECK_CUDA(cudaMemcpy(h2.data(), ref[j], out_bytes, cudaMemcpyDeviceToHost));
             ok = ok && std::memcmp(h1.data(), h2.data(), out_bytes) == 0;
@@ -203,25 +221,42 @@ int main() {
         for (auto& p : ref) CHECK_CUDA(cudaMalloc(&p, bytes));
         for (int j = 0; j < 3; ++j) fill<<<1024, 256>>>(reinterpret_cast<uint32_t*>(in[j]), int64_t(bytes / 4), 17u * j + 1, s.f32);
         CHECK_CUDA(cudaDeviceSynchronize());
-        opk::ElementwiseArgs a{};
-        a.rows = 1;
-        a.n = n;
+        // Backward: dy, a, b -> da, db; forward: a, b -> y (out[0]).
+        opk::ElementwiseArgs bwd{}, fwd{};
+        bwd.rows = fwd.rows = 1;
+        bwd.n = fwd.n = n;
         for (int j = 0; j < 5; ++j) {
-            a.t[j].data = j < 3 ? in[j] : out[j - 3];
-            a.t[j].vec = 1;
+            bwd.t[j].data = j < 3 ? in[j] : out[j - 3];
+            bwd.t[j].vec = fwd.t[j].vec = 1;
         }
+        fwd.t[0].data = in[1];
+        fwd.t[1].data = in[2];
+        fwd.t[2].data = out[0];
         char shape[32];
         std::snprintf(shape, sizeof shape, "%lldx%lld", (long long)s.rows, (long long)s.cols);
         std::printf("## %s\n", shape);
+        const int es4 = int(es);
+        using opk::GatedBackward;
+        using opk::GatedForward;
+        using opk::GeluTanh;
+        using opk::Silu;
         if (s.f32) {
-            run_op<float, opk::GatedBackward<opk::Silu>>("swiglu_backward", "f32", a, opk_swiglu_bwd_dense_f32, out, ref, bytes);
-            run_op<float, opk::GatedBackward<opk::GeluTanh>>("geglu_tanh_backward", "f32", a, opk_geglu_tanh_bwd_dense_f32,
-                                                             out, ref, bytes);
+            run_op<float, GatedBackward<Silu>>("swiglu_backward", "f32", bwd, opk_swiglu_bwd_dense_f32,
+                                               opk::ew_dense_bytes(opk::kSwigluBwdDense, es4), ref, bytes);
+            run_op<float, GatedBackward<GeluTanh>>("geglu_tanh_backward", "f32", bwd, opk_geglu_tanh_bwd_dense_f32,
+                                                   opk::ew_dense_bytes(opk::kGeluTanhBwdDense, es4), ref, bytes);
+            run_op<float, GatedForward<Silu>>("swiglu_forward", "f32", fwd, opk_swiglu_fwd_dense_f32, 16, ref, bytes);
+            run_op<float, GatedForward<GeluTanh>>("geglu_tanh_forward", "f32", fwd, opk_geglu_tanh_fwd_dense_f32, 16, ref,
+                                                  bytes);
         } else {
-            run_op<opk_bf16, opk::GatedBackward<opk::Silu>>("swiglu_backward", "bf16", a, opk_swiglu_bwd_dense_bf16, out,
-                                                           ref, bytes);
-            run_op<opk_bf16, opk::GatedBackward<opk::GeluTanh>>("geglu_tanh_backward", "bf16", a,
-                                                               opk_geglu_tanh_bwd_dense_bf16, out, ref, bytes);
+            run_op<opk_bf16, GatedBackward<Silu>>("swiglu_backward", "bf16", bwd, opk_swiglu_bwd_dense_bf16,
+                                                  opk::ew_dense_bytes(opk::kSwigluBwdDense, es4), ref, bytes);
+            run_op<opk_bf16, GatedBackward<GeluTanh>>("geglu_tanh_backward", "bf16", bwd, opk_geglu_tanh_bwd_dense_bf16,
+                                                      opk::ew_dense_bytes(opk::kGeluTanhBwdDense, es4), ref, bytes);
+            run_op<opk_bf16, GatedForward<Silu>>("swiglu_forward", "bf16", fwd, opk_swiglu_fwd_dense_bf16, 16, ref,
+                                                 bytes);
+            run_op<opk_bf16, GatedForward<GeluTanh>>("geglu_tanh_forward", "bf16", fwd, opk_geglu_tanh_fwd_dense_bf16, 16,
+                                                     ref, bytes);
         }
         for (auto& p : in) CHECK_CUDA(cudaFree(p));
         for (auto& p : out) CHECK_CUDA(cudaFree(p));
