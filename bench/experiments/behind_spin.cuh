@@ -1,7 +1,8 @@
 // The spin kernel that the timing experiments (launch_param_bytes.cu, launch_path_probe.cu,
-// embedding_forward_ahead.cu, elementwise_layouts.cu; not part of the build) queue each timed call behind, as bench/gpu_compare.py's timed()
-// does with torch.cuda._sleep: the host has issued the call's launches before the GPU
-// reaches the event in front of them, so the events time the GPU alone.
+// embedding_forward_ahead.cu, elementwise_layouts.cu; not part of the build) queue each
+// timed call behind, as bench/gpu_compare.py's timed() does with torch.cuda._sleep: the
+// host has issued the call's launches before the GPU reaches the event in front of them, so
+// the events time the GPU alone.
 #pragma once
 
 #include "cuda_check.cuh"

@@ -219,7 +219,8 @@ int main() {
         for (auto& p : in) CHECK_CUDA(cudaMalloc(&p, bytes));
         for (auto& p : out) CHECK_CUDA(cudaMalloc(&p, bytes));
         for (auto& p : ref) CHECK_CUDA(cudaMalloc(&p, bytes));
-        for (int j = 0; j < 3; ++j) fill<<<1024, 256>>>(reinterpret_cast<uint32_t*>(in[j]), int64_t(bytes / 4), 17u * j + 1, s.f32);
+        for (int j = 0; j < 3; ++j)
+            fill<<<1024, 256>>>(reinterpret_cast<uint32_t*>(in[j]), int64_t(bytes / 4), 17u * j + 1, s.f32);
         CHECK_CUDA(cudaDeviceSynchronize());
         // Backward: dy, a, b -> da, db; forward: a, b -> y (out[0]).
         opk::ElementwiseArgs bwd{}, fwd{};

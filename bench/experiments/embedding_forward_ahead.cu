@@ -58,7 +58,8 @@ template <typename T>
 __device__ __forceinline__ void load_part(const opk::EmbeddingArgs& a, int64_t id, int64_t c0, int64_t packs,
                                           uint4 (&v)[kU]) {
     const bool bad = id < 0 || id >= a.V;
-    const uint4* src = reinterpret_cast<const uint4*>(static_cast<const T*>(a.weight) + (bad ? 0 : id) * a.weight_stride);
+    const uint4* src =
+        reinterpret_cast<const uint4*>(static_cast<const T*>(a.weight) + (bad ? 0 : id) * a.weight_stride);
 #pragma unroll
     for (int u = 0; u < kU; ++u) {
         const int64_t c = c0 + int64_t(u) * kB;
@@ -209,7 +210,8 @@ int main() {
         const int64_t words = row_bytes / 8;
         auto add_words = [&](const char* name, auto kernel, int B, int U) {
             const unsigned gx = unsigned((words + B * U - 1) / (B * U));
-            lines.push_back({name, [&, kernel, gx, B] { kernel<<<dim3(gx, unsigned(count)), B>>>(a, words); }, true, {}});
+            lines.push_back(
+                {name, [&, kernel, gx, B] { kernel<<<dim3(gx, unsigned(count)), B>>>(a, words); }, true, {}});
         };
         add_words("words8 B128 U1", words8<128, 1>, 128, 1);
         add_words("words8 B256 U1", words8<256, 1>, 256, 1);

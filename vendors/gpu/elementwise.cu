@@ -169,7 +169,8 @@ OPK_DEV void elementwise_dense_half(const ElementwiseArgs& a) {
         if (whole) {
             uint2 raw[NI];  // every input in flight before any is converted
 #pragma unroll
-            for (int j = 0; j < NI; ++j) raw[j] = *reinterpret_cast<const uint2*>(static_cast<const T*>(a.t[j].data) + e);
+            for (int j = 0; j < NI; ++j)
+                raw[j] = *reinterpret_cast<const uint2*>(static_cast<const T*>(a.t[j].data) + e);
 #pragma unroll
             for (int j = 0; j < NI; ++j) {
                 unpack_word<T, H>(raw[j].x, 0, in[j]);

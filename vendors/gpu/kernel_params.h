@@ -588,8 +588,9 @@ struct ColumnSumArgs {
 // and for the 2-byte types. One 16-byte pack, but 8 bytes (half a pack) for the backwards
 // that measured faster so on the H200 (fiftieth session): the kernels of
 // bench/experiments/elementwise_layouts.cu at 8 bytes a thread took 0.991-0.997 of the
-// library's time on the gated backwards (bench/results/2026-12-02-s50/r2), and the library built with 8-byte dense gated
-// kernels (bench/experiments/ew-dense-8-byte.patch; A/B three rounds, r3) ran the swiglu
+// library's time on the gated backwards (bench/results/2026-12-02-s50/r2), and the library
+// built with 8-byte dense gated kernels (bench/experiments/ew-dense-8-byte.patch; A/B three
+// rounds, r3) ran the swiglu
 // backward at 0.992-0.994 of its time (bf16 4096x16384 0.999) and the fp32 geglu(tanh)
 // backward at 0.990-0.991, but the bf16 geglu(tanh) backward at 1.007-1.011 and every
 // forward (two tensors read, one written) at 1.04-1.10. geglu's erf form keeps the pack:

@@ -66,8 +66,9 @@ opkit_status run(const args::geglu_forward& call) {
 
 opkit_status run(const args::geglu_backward& call) {
     const bool tanh_form = call.approximate == OPKIT_GELU_TANH;
-    return run_elementwise("geglu_backward", tanh_form ? kGeluTanhBwd : kGeluErfBwd, {call.dy, call.a, call.b, call.da, call.db},
-                           0.0f, call.stream, tanh_form ? opk::kGeluTanhBwdDense : opk::kEwDensePack);
+    return run_elementwise("geglu_backward", tanh_form ? kGeluTanhBwd : kGeluErfBwd,
+                           {call.dy, call.a, call.b, call.da, call.db}, 0.0f, call.stream,
+                           tanh_form ? opk::kGeluTanhBwdDense : opk::kEwDensePack);
 }
 
 opkit_status run(const args::axpy& call) {
