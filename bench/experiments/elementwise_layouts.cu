@@ -18,9 +18,12 @@
 //                  one access a thread: a 16-byte pack, or since 6027a3d 8 bytes for the
 //                  swiglu backward and fp32 geglu(tanh) backward; the fiftieth session's
 //                  call 2 timed e336f66's kernels, all 16-byte, and the backwards alone)
-//   half body      the library's 8-byte body (elementwise_dense_half: a grid-stride loop,
-//                  the alignment and tail tests) in a kernel of its own, for every op;
-//                  added after that call with the forwards, not yet run
+//   half body      the library's 8-byte body (elementwise_dense_half) in a kernel of its
+//                  own, for every op. Run in the fifty-first session's call 2 as it stood
+//                  then (a grid-stride loop, the alignment and tail tests: 1.010 of the
+//                  library's time on the bf16 geglu(tanh) backward, 1.05-1.11 on the
+//                  forwards, bench/results/2026-12-02-s51/r2); since that session's landing
+//                  it is straight-line, one access a thread
 //   wW kK bB       W bytes an access (4, 8, 16), K adjacent accesses a thread (a thread's
 //                  W x K bytes of each tensor are consecutive), blocks of B threads, one
 //                  block per B x K accesses (no loop), every load of the thread before

@@ -148,55 +148,50 @@ OPK_DEV void elementwise(const ElementwiseArgs& a) {
 }
 
 // The dense kernel at 8 bytes a thread of each tensor (half a pack; kernel_params.h's
-// EwDenseAccess says where, with the measurements): every tensor one row of n elements,
-// whole 8-byte accesses where every view is 16-byte aligned (vec) and the access lies
-// inside n, element by element otherwise (every tensor, when any one is not aligned). Words,
-// not punned arrays (rows.cuh's rule for AMD); the loop not unrolled on AMD, as elementwise's.
+// EwDenseAccess says where, with the measurements): every tensor one row of n elements and
+// 8-byte aligned, one access a thread and no loop. run_elementwise launches it only so (a
+// grid that covers the row, every view aligned) and takes the general kernel otherwise.
+// Straight-line because the earlier form, a grid-stride loop testing each view's alignment
+// flag, took 1.014 of a straight-line 8-byte kernel's time on the bf16 geglu(tanh) backward
+// and 1.03-1.08 on the forwards (bench/experiments/elementwise_layouts.cu, "half body"
+// against "w8 k1", bench/results/2026-12-02-s51/r2); in its SASS the loads waited behind
+// the flags' constant loads and a branch, here they follow the address arithmetic. Words,
+// not punned arrays (rows.cuh's rule for AMD).
 template <typename T, class Op>
 OPK_DEV void elementwise_dense_half(const ElementwiseArgs& a) {
     constexpr int H = 8 / int(sizeof(T)), NI = Op::nin, NO = Op::nout;
     static_assert(NI > 0, "the half-pack kernel reads its inputs");
-    const int64_t n = a.n, halves = (n + H - 1) / H;
-    bool vec = true;
+    const int64_t n = a.n, e = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * H;
+    if (e + H > n) {  // the row's last, partial access (or none), element by element
+        if (e >= n) return;
+        float in[NI][H], out[NO][H];
 #pragma unroll
-    for (int j = 0; j < NI + NO; ++j) vec = vec && a.t[j].vec;
-    OPK_AMD_NO_UNROLL
-    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < halves;
-         i += int64_t(gridDim.x) * blockDim.x) {
-        const int64_t e = i * H;
-        const bool whole = vec && e + H <= n;
-        float in[NI][H];
-        if (whole) {
-            uint2 raw[NI];  // every input in flight before any is converted
+        for (int j = 0; j < NI; ++j)
 #pragma unroll
-            for (int j = 0; j < NI; ++j)
-                raw[j] = *reinterpret_cast<const uint2*>(static_cast<const T*>(a.t[j].data) + e);
-#pragma unroll
-            for (int j = 0; j < NI; ++j) {
-                unpack_word<T, H>(raw[j].x, 0, in[j]);
-                unpack_word<T, H>(raw[j].y, 1, in[j]);
-            }
-        } else {
-#pragma unroll
-            for (int j = 0; j < NI; ++j)
-#pragma unroll
-                for (int k = 0; k < H; ++k)
-                    in[j][k] = e + k < n ? to_f32(static_cast<const T*>(a.t[j].data)[e + k]) : 0.0f;
-        }
-        float out[NO][H];
+            for (int k = 0; k < H; ++k)
+                in[j][k] = e + k < n ? to_f32(static_cast<const T*>(a.t[j].data)[e + k]) : 0.0f;
         apply_each<T, Op>(in, out, a.alpha);
 #pragma unroll
-        for (int j = 0; j < NO; ++j) {
-            T* row = static_cast<T*>(a.t[NI + j].data);
-            if (whole) {
-                *reinterpret_cast<uint2*>(row + e) = make_uint2(pack_word<T, H>(out[j], 0), pack_word<T, H>(out[j], 1));
-            } else {
+        for (int j = 0; j < NO; ++j)
 #pragma unroll
-                for (int k = 0; k < H; ++k)
-                    if (e + k < n) row[e + k] = from_f32<T>(out[j][k]);
-            }
-        }
+            for (int k = 0; k < H; ++k)
+                if (e + k < n) static_cast<T*>(a.t[NI + j].data)[e + k] = from_f32<T>(out[j][k]);
+        return;
     }
+    uint2 raw[NI];  // every input in flight before any is converted
+#pragma unroll
+    for (int j = 0; j < NI; ++j) raw[j] = *reinterpret_cast<const uint2*>(static_cast<const T*>(a.t[j].data) + e);
+    float in[NI][H], out[NO][H];
+#pragma unroll
+    for (int j = 0; j < NI; ++j) {
+        unpack_word<T, H>(raw[j].x, 0, in[j]);
+        unpack_word<T, H>(raw[j].y, 1, in[j]);
+    }
+    apply_each<T, Op>(in, out, a.alpha);
+#pragma unroll
+    for (int j = 0; j < NO; ++j)
+        *reinterpret_cast<uint2*>(static_cast<T*>(a.t[NI + j].data) + e) =
+            make_uint2(pack_word<T, H>(out[j], 0), pack_word<T, H>(out[j], 1));
 }
 
 // A kernel's body: the dense kernels at the access EwDenseAccess gives their type.

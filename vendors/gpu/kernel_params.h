@@ -596,13 +596,18 @@ struct ColumnSumArgs {
 // forward (two tensors read, one written) at 1.04-1.10. geglu's erf form keeps the pack:
 // not measured (its accurate erfc and exp make more of the time arithmetic). f16 follows
 // bf16 (the same kernels but for the conversion; r4, old / new: the f16 swiglu backward
-// 1.005 / 1.006 / 0.999 at 32768x4096 / 8192x8192 / 4096x16384).
+// 1.005 / 1.006 / 0.999 at 32768x4096 / 8192x8192 / 4096x16384). The 2-byte geglu(tanh)
+// backward joined the 8-byte kernels when their body became straight-line (fifty-first
+// session, bench/experiments/ew-dense-half-straight.patch; A/B three rounds,
+// bench/results/2026-12-02-s51/r3, new / old: bf16 geglu(tanh) backward 0.997 / 0.995 /
+// 1.001 at 32768x4096 / 8192x8192 / 4096x16384, the bf16 swiglu backward 1.001 / 0.999 /
+// 0.996, the fp32 backwards 1.000-1.003, the forwards, which kept the pack, 0.998-1.001).
 struct EwDenseAccess {
     int f32, two_byte;
 };
 constexpr EwDenseAccess kEwDensePack{16, 16};
 constexpr EwDenseAccess kSwigluBwdDense{8, 8};
-constexpr EwDenseAccess kGeluTanhBwdDense{8, 16};
+constexpr EwDenseAccess kGeluTanhBwdDense{8, 8};
 OPK_PARAMS_RULE constexpr int ew_dense_bytes(EwDenseAccess a, int element_size) {
     return element_size == 4 ? a.f32 : a.two_byte;
 }

@@ -2,6 +2,7 @@
 // up to five tensors of one shape.
 #include "ops_common.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace opkit_gpu {
@@ -18,15 +19,28 @@ opkit_status run_elementwise(const char* op, const char* const (&names)[2][3],
     OPKIT_GPU_TRY(scope.enter(shape->device.device_id));
     Device& d = scope.dev();
     opk::ElementwiseArgs a{};
-    bool dense = true;
-    for (const opkit_tensor* t : ts) dense = dense && contiguous(t);
-    // Dense tensors are one long row: no row arithmetic at all in the kernel.
-    a.rows = dense ? 1 : rows_of(shape);
-    a.n = dense ? numel(shape) : inner_of(shape);
-    for (size_t i = 0; i < ts.size(); ++i) a.t[i] = dense ? flat_view(ts[i]) : rows_view(ts[i], ts[i]->ndim - 1);
-    a.alpha = alpha;
+    bool flat = true;  // every tensor dense: one long row, no row arithmetic in the kernel
+    for (const opkit_tensor* t : ts) flat = flat && contiguous(t);
     const int es = int(element_size(shape));
-    const int64_t pack = int64_t((dense ? opk::ew_dense_bytes(dense_access, es) : 16) / es);  // elements a thread
+    int access = flat ? opk::ew_dense_bytes(dense_access, es) : 16;  // bytes a thread
+    // The half-pack kernels run one access a thread with no loop and no alignment test
+    // (elementwise.cu): where a view is not 8-byte aligned, or the row has more accesses
+    // than one grid has threads, the general kernel runs the flat row instead.
+    bool dense = flat;
+    if (flat && access == 8) {
+        bool aligned = true;
+        for (const opkit_tensor* t : ts) aligned = aligned && reinterpret_cast<uintptr_t>(base_of(t)) % 8 == 0;
+        const int64_t halves = (numel(shape) + 8 / es - 1) / (8 / es);
+        if (!aligned || halves > kMaxOnePackGrid * 256) {
+            dense = false;
+            access = 16;
+        }
+    }
+    a.rows = flat ? 1 : rows_of(shape);
+    a.n = flat ? numel(shape) : inner_of(shape);
+    for (size_t i = 0; i < ts.size(); ++i) a.t[i] = flat ? flat_view(ts[i]) : rows_view(ts[i], ts[i]->ndim - 1);
+    a.alpha = alpha;
+    const int64_t pack = access / es;  // elements a thread
     const int64_t packs = a.rows * ((a.n + pack - 1) / pack);
     const size_t grid = dense ? one_pack_per_thread_grid(packs) : pack_grid(d, packs);
     return launch(d, Module::elementwise, names[dense][type], grid, 256, stream, a);
