@@ -224,10 +224,8 @@ inline size_t pack_grid(const Device& d, int64_t packs) {
 // slow neighbour's last iterations. (The embedding forward has its own launch: a block per
 // part of a row, ops_embedding.cpp.) At most 2^24 - 1 blocks: HIP refuses a launch of 2^32
 // work-items or more (grid x block, hipModuleLaunchKernel), so packs past 2^32 - 256 (64 GiB
-// of them) are taken by the loops.
-// Blocks of 256 a one-pack-per-thread grid has at most (HIP wants gridDim.x x blockDim.x
-// below 2^32); a kernel that loops past it covers any size, one without a loop (the dense
-// half-pack element-wise kernels) must not be launched for more.
+// of them) are taken by the loops; a kernel without a loop (the dense half-pack element-wise
+// kernels) must not be launched on more.
 constexpr int64_t kMaxOnePackGrid = (int64_t(1) << 24) - 1;
 inline size_t one_pack_per_thread_grid(int64_t packs) {
     return size_t(std::min<int64_t>((packs + 255) / 256, kMaxOnePackGrid));
